@@ -1,0 +1,176 @@
+"""`exportkb check`: verify that each entry's cases do what the entry claims.
+
+For every entry:
+* each failing script fails on the installed torch, one of the entry's own patterns
+  matches the real error, and the matcher ranks the entry first for that error;
+* the fixed script runs, exports and agrees with eager (it prints a line "ok: ...");
+* an entry marked `reproduces = false` is reported as not reproducing, not as a pass.
+
+Runs are isolated processes (collectors.isolate). With `record=True`, each run is also
+appended to the observations as data.
+"""
+from __future__ import annotations
+
+import hashlib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kb import paths
+from kb.build import entry_ref, observed_texts, primary_block
+from kb.catalogue import Entry
+from kb.extract import extract
+from kb.matcher import Matcher
+from kb.observations import SCHEMA, append_observation, existing_keys, observation_key, read_observations
+
+from .isolate import ScriptRun, run_script
+from .portable import portable, trim
+from .versions import environment, library_versions
+
+_MISMATCH_MARKERS = ("Tensor-likes are not close", "Mismatched elements", "Not equal to tolerance",
+                     "Arrays are not almost equal", "Scalars are not close")
+
+
+@dataclass
+class CaseResult:
+    case: str
+    kind: str  # failing | fixed
+    run: ScriptRun
+    error_text: str = ""  # the portable, trimmed stderr
+    problem: str | None = None
+
+
+@dataclass
+class EntryCheck:
+    entry: Entry
+    status: str = "pass"  # pass | no-repro | error
+    problems: list[str] = field(default_factory=list)
+    cases: list[CaseResult] = field(default_factory=list)
+
+    def fail(self, message: str) -> None:
+        self.status = "error"
+        self.problems.append(message)
+
+
+def _last_line(text: str) -> str:
+    blocks = extract(text)
+    if not blocks:
+        return "(no output)"
+    first = blocks[-1].text.strip().split("\n", 1)[0]
+    return first[:300]
+
+
+def _check_failing(entry: Entry, result: CaseResult, matcher: Matcher, torch_version: str, report: EntryCheck) -> None:
+    run, case = result.run, result.case
+    if run.outcome in ("timeout", "crash", "oom"):
+        report.fail(f"{case}: {run.outcome}" + (f" ({run.signal})" if run.signal else "") + f" after {run.duration_s:.0f}s")
+        return
+    if run.outcome == "ok":
+        if entry.reproduces:
+            report.fail(f"{case} does not fail on torch {torch_version}: it exited 0. "
+                        "If the failure no longer reproduces, set `reproduces = false` and say so in the entry")
+        else:
+            report.status = "no-repro" if report.status == "pass" else report.status
+        return
+    if not entry.reproduces:
+        report.fail(f"{case} fails on torch {torch_version} although the entry says `reproduces = false`: "
+                    f"{_last_line(result.error_text)}")
+        return
+    blocks = extract(result.error_text)
+    if matcher.pattern_hits(entry.id, blocks) is None:
+        report.fail(f"{case}: none of the entry's patterns matches the real error: {_last_line(result.error_text)}")
+        return
+    ranked = matcher.rank_blocks(blocks)
+    if not ranked or ranked[0].id != entry.id:
+        top = ranked[0] if ranked else None
+        report.fail(f"{case}: the matcher ranks '{top.id}' ({top.score:.2f}) above this entry for its real error"
+                    if top else f"{case}: the matcher finds no entry for its real error")
+
+
+def _check_fixed(result: CaseResult, torch_version: str, report: EntryCheck) -> None:
+    run = result.run
+    if run.outcome == "ok":
+        if not any(line.startswith("ok:") for line in run.stdout.splitlines()):
+            report.fail(f"{result.case} exited 0 but printed no 'ok:' line: it must compare the export with eager and say so")
+        return
+    if any(m in result.error_text for m in _MISMATCH_MARKERS):
+        report.fail(f"{result.case} disagrees with eager on torch {torch_version}: {_last_line(result.error_text)}")
+    elif run.outcome == "fail":
+        report.fail(f"{result.case} still fails on torch {torch_version}: {_last_line(result.error_text)}")
+    else:
+        report.fail(f"{result.case}: {run.outcome}" + (f" ({run.signal})" if run.signal else ""))
+
+
+def _observation(entry: Entry, result: CaseResult, versions: dict, env: dict) -> dict:
+    code = entry.code(result.case)
+    case_hash = hashlib.sha256(code.encode()).hexdigest()[:16]
+    model = f"{entry.id}/{result.case}"
+    exporter = entry.exporter_for(result.case)
+    blocks = extract(result.error_text) if result.run.outcome != "ok" else []
+    main = primary_block(blocks, Matcher([entry_ref(entry)]), entry.id) if blocks else None
+    return {
+        "schema": SCHEMA,
+        "key": observation_key("entry", model, exporter, case_hash, versions),
+        "source": "entry", "model": model, "entry": entry.id, "case": result.case,
+        "exporter": exporter, "stage": entry.stage, "outcome": result.run.outcome,
+        "exc_type": main.type if main else None,
+        "message": main.message if main else None,
+        "traceback": result.error_text or None,
+        "returncode": result.run.returncode, "signal": result.run.signal,
+        "duration_s": result.run.duration_s, "peak_rss_mb": result.run.peak_rss_mb,
+        "versions": versions, **env, "case_hash": case_hash,
+    }
+
+
+def check_entries(entries: list[Entry], *, jobs: int = 2, record: bool = False,
+                  timeout_s: float = 300.0, progress=None) -> list[EntryCheck]:
+    """Run every case of `entries` and judge them. `progress(n_done, n_total, label)` is optional."""
+    versions = library_versions()
+    env = environment()
+    torch_version = versions.get("torch") or "(torch not installed)"
+    observed = observed_texts(entries_all := _all_entries(entries), read_observations(paths.observations_dir()).records)
+    matcher = Matcher([entry_ref(e) for e in entries_all], observed)
+
+    jobs_list = [(e, c, "failing") for e in entries for c in e.failing_cases] + [(e, e.fixed_case, "fixed") for e in entries]
+    results: dict[tuple[str, str], CaseResult] = {}
+    repo = paths.root()
+
+    def run(job):
+        entry, case, kind = job
+        r = run_script(entry.folder / case, timeout_s=timeout_s)
+        return job, CaseResult(case, kind, r, trim(portable(r.stderr, repo)) if r.stderr else "")
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for n, (job, res) in enumerate(pool.map(run, jobs_list), 1):
+            results[(job[0].id, job[1])] = res
+            if progress:
+                progress(n, len(jobs_list), f"{job[0].id}/{job[1]}")
+
+    reports = []
+    obs_path = paths.observations_dir() / "entries.jsonl"
+    known = existing_keys(obs_path) if record else set()
+    for entry in entries:
+        report = EntryCheck(entry)
+        for case in (*entry.failing_cases, entry.fixed_case):
+            res = results[(entry.id, case)]
+            report.cases.append(res)
+            if res.kind == "failing":
+                _check_failing(entry, res, matcher, torch_version, report)
+            else:
+                _check_fixed(res, torch_version, report)
+            if record:
+                obs = _observation(entry, res, versions, env)
+                if obs["key"] not in known:
+                    append_observation(obs_path, obs)
+                    known.add(obs["key"])
+        reports.append(report)
+    return reports
+
+
+def _all_entries(selected: list[Entry]) -> list[Entry]:
+    """The whole catalogue competes in ranking, even when only some entries are checked."""
+    from kb.catalogue import load_catalogue
+
+    everything = {e.id: e for e in load_catalogue(paths.entries_dir())}
+    everything.update({e.id: e for e in selected})
+    return sorted(everything.values(), key=lambda e: e.id)

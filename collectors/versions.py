@@ -1,0 +1,22 @@
+"""Library versions for observations, read from package metadata (no imports of torch)."""
+from __future__ import annotations
+
+import platform
+import sys
+from importlib import metadata
+
+from kb.observations import VERSIONED_LIBS
+
+
+def library_versions() -> dict[str, str | None]:
+    found: dict[str, str | None] = {}
+    for lib in VERSIONED_LIBS:
+        try:
+            found[lib] = metadata.version(lib)
+        except metadata.PackageNotFoundError:
+            found[lib] = None
+    return found
+
+
+def environment() -> dict[str, str]:
+    return {"python": platform.python_version(), "platform": f"{sys.platform}-{platform.machine()}"}

@@ -1,0 +1,269 @@
+"""Build kb.db from the catalogue and the committed observations.
+
+The build is deterministic: rows are inserted in a fixed order and nothing depends on
+the clock, so the same sources give the same content. Classification of observations
+happens here, with the current matcher, so improving the matcher reclassifies history.
+The database is written to a temporary file and moved into place, so a reader never
+sees a half-built kb.db.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import sqlite_utils
+
+from . import __version__, paths
+from .catalogue import Entry, load_catalogue
+from .extract import ExceptionBlock, extract
+from .matcher import EntryRef, Matcher
+from .normalize import normalize
+from .observations import VERSIONED_LIBS, read_observations
+
+SCHEMA_VERSION = 1
+
+
+@dataclass
+class BuildReport:
+    entries: int = 0
+    observations: int = 0
+    classified: int = 0
+    explained: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def fingerprint() -> str:
+    """Cheap staleness stamp: sizes and mtimes of every source and of kb's own code."""
+    h = hashlib.sha256(f"{SCHEMA_VERSION}:{__version__}".encode())
+    root = paths.root()
+    files = []
+    for base, patterns in (
+        (paths.entries_dir(), ("*/entry.toml", "*/*.py")),
+        (paths.observations_dir(), ("*.jsonl",)),
+        (Path(__file__).parent, ("*.py",)),
+    ):
+        if base.is_dir():
+            for pattern in patterns:
+                files.extend(base.glob(pattern))
+    for f in sorted(set(files)):
+        st = f.stat()
+        rel = f.relative_to(root) if f.is_relative_to(root) else f
+        h.update(f"{rel}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+def _stamp_path(db: Path) -> Path:
+    return db.with_name(db.name + ".stamp")
+
+
+def is_stale(db: Path | None = None) -> bool:
+    db = db or paths.db_path()
+    stamp = _stamp_path(db)
+    return not (db.exists() and stamp.exists() and stamp.read_text().strip() == fingerprint())
+
+
+def entry_ref(e: Entry) -> EntryRef:
+    return EntryRef(e.id, e.title, e.exporters, e.patterns)
+
+
+def primary_block(blocks: list[ExceptionBlock], matcher: Matcher, entry_id: str | None) -> ExceptionBlock | None:
+    """The exception that carries the failure: the one an entry's pattern names, else the last."""
+    if not blocks:
+        return None
+    if entry_id:
+        hit = matcher.pattern_hits(entry_id, blocks)
+        if hit is not None:
+            return hit
+    exceptions = [b for b in blocks if b.kind == "exception"]
+    return (exceptions or blocks)[-1]
+
+
+def signature(block: ExceptionBlock | None) -> str:
+    """A failure signature: the normalised first line of the exception."""
+    if block is None:
+        return ""
+    first = next((ln for ln in block.message.split("\n") if ln.strip()), "")
+    return normalize(f"{block.type}: {first}" if block.type else first)
+
+
+def observed_texts(entries: list[Entry], observations: list[dict]) -> dict[str, list[str]]:
+    """Error texts seen when each entry's own failing cases ran: the ground truth."""
+    pattern_only = Matcher([entry_ref(e) for e in entries])
+    ids = {e.id for e in entries}
+    texts: dict[str, list[str]] = {}
+    for rec in observations:
+        entry_id = rec.get("entry")
+        if rec.get("source") != "entry" or entry_id not in ids or rec.get("outcome") != "fail":
+            continue
+        if not str(rec.get("case", "")).startswith("failing"):
+            continue
+        block = primary_block(extract(rec.get("traceback") or rec.get("message") or ""), pattern_only, entry_id)
+        if block is not None:
+            texts.setdefault(entry_id, []).append(block.text)
+    return texts
+
+
+def _create_tables(kdb: sqlite_utils.Database) -> None:
+    kdb["entries"].create(
+        {"id": str, "title": str, "rule": str, "exporters": str, "stage": str, "tags": str,
+         "reproduces_on_pinned": int, "patterns": str, "cause": str, "fix": str, "notes": str,
+         "refs": str, "failing_code": str, "fixed_code": str, "url": str},
+        pk="id",
+    )
+    kdb["cases"].create(
+        {"entry": str, "case": str, "kind": str, "exporter": str, "code": str},
+        pk=("entry", "case"), foreign_keys=[("entry", "entries", "id")],
+    )
+    kdb["entry_texts"].create(
+        {"entry": str, "seq": int, "text": str}, pk=("entry", "seq"), foreign_keys=[("entry", "entries", "id")]
+    )
+    columns = {
+        "key": str, "source": str, "model": str, "case": str, "entry": str, "exporter": str,
+        "stage": str, "outcome": str, "exc_type": str, "message": str, "traceback": str,
+        "signature": str, "matched_entry": str, "match_score": float, "duration_s": float,
+        "peak_rss_mb": float, "returncode": int, "signal": str, "python": str, "platform": str,
+        "case_hash": str,
+    }
+    columns.update({lib: str for lib in VERSIONED_LIBS})
+    kdb["observations"].create(columns, pk="key")
+    kdb["meta"].create({"key": str, "value": str}, pk="key")
+
+
+def _entry_row(e: Entry) -> dict:
+    return {
+        "id": e.id,
+        "title": e.title,
+        "rule": e.rule,
+        "exporters": json.dumps(list(e.exporters)),
+        "stage": e.stage,
+        "tags": json.dumps(list(e.tags)),
+        "reproduces_on_pinned": int(e.reproduces),
+        "patterns": json.dumps(list(e.patterns)),
+        "cause": e.cause,
+        "fix": e.fix,
+        "notes": e.notes,
+        "refs": json.dumps({k: list(v) for k, v in e.refs.items()}),
+        "failing_code": e.code("failing.py"),
+        "fixed_code": e.code(e.fixed_case),
+        "url": paths.entry_url(e.id),
+    }
+
+
+def _observation_row(rec: dict, matcher: Matcher) -> tuple[dict, bool]:
+    versions = rec.get("versions") or {}
+    text = rec.get("traceback") or rec.get("message") or ""
+    row = {
+        "key": rec["key"],
+        "source": rec["source"],
+        "model": rec["model"],
+        "case": rec.get("case"),
+        "entry": rec.get("entry"),
+        "exporter": rec["exporter"],
+        "stage": rec["stage"],
+        "outcome": rec["outcome"],
+        "exc_type": rec.get("exc_type"),
+        "message": rec.get("message"),
+        "traceback": rec.get("traceback"),
+        "signature": None,
+        "matched_entry": None,
+        "match_score": None,
+        "duration_s": rec.get("duration_s"),
+        "peak_rss_mb": rec.get("peak_rss_mb"),
+        "returncode": rec.get("returncode"),
+        "signal": rec.get("signal"),
+        "python": rec.get("python"),
+        "platform": rec.get("platform"),
+        "case_hash": rec.get("case_hash"),
+    }
+    for lib in VERSIONED_LIBS:
+        row[lib] = versions.get(lib)
+    classified = False
+    if rec["outcome"] == "fail" and text:
+        blocks = extract(text)
+        ranked = matcher.rank_blocks(blocks)
+        best = ranked[0] if ranked and ranked[0].score >= 0.5 else None
+        row["signature"] = signature(primary_block(blocks, matcher, best.id if best else None))
+        if best:
+            row["matched_entry"], row["match_score"] = best.id, best.score
+        classified = True
+    return row, classified
+
+
+def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
+    db = Path(db or paths.db_path())
+    db.parent.mkdir(parents=True, exist_ok=True)
+    stamp = fingerprint()
+    entries = load_catalogue(paths.entries_dir())
+    loaded = read_observations(paths.observations_dir())
+    observations = sorted(loaded.records, key=lambda r: r["key"])
+    report = BuildReport(entries=len(entries), observations=len(observations), problems=list(loaded.problems))
+
+    observed = observed_texts(entries, observations)
+    matcher = Matcher([entry_ref(e) for e in entries], observed)
+
+    tmp = db.with_name(f".{db.name}.{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)
+    conn = sqlite3.connect(tmp)
+    try:
+        kdb = sqlite_utils.Database(conn)
+        _create_tables(kdb)
+        kdb["entries"].insert_all(_entry_row(e) for e in entries)
+        kdb["cases"].insert_all(
+            {"entry": e.id, "case": c, "kind": "fixed" if c == e.fixed_case else "failing",
+             "exporter": e.exporter_for(c), "code": e.code(c)}
+            for e in entries for c in (*e.failing_cases, e.fixed_case)
+        )
+        kdb["entry_texts"].insert_all(
+            {"entry": eid, "seq": i, "text": t} for eid in sorted(observed) for i, t in enumerate(observed[eid])
+        )
+        rows = []
+        for rec in observations:
+            row, classified = _observation_row(rec, matcher)
+            report.classified += classified
+            report.explained += bool(classified and row["matched_entry"])
+            rows.append(row)
+        kdb["observations"].insert_all(rows)
+        kdb["entries"].enable_fts(["title", "rule", "cause", "fix", "patterns"], tokenize="porter")
+        kdb["observations"].enable_fts(["exc_type", "message"], tokenize="porter")
+        for col in ("exporter", "outcome", "matched_entry", "torch", "entry", "model", "signature"):
+            kdb["observations"].create_index([col])
+        kdb["meta"].insert_all(
+            [
+                {"key": "schema_version", "value": str(SCHEMA_VERSION)},
+                {"key": "kb_version", "value": __version__},
+                {"key": "entries", "value": str(report.entries)},
+                {"key": "observations", "value": str(report.observations)},
+            ],
+            pk="key",
+        )
+        conn.commit()
+    finally:
+        conn.close()
+    os.replace(tmp, db)
+    _stamp_path(db).write_text(stamp + "\n")
+    return report
+
+
+def ensure_built(db: Path | None = None) -> tuple[Path, BuildReport | None]:
+    """Build kb.db if any source changed since the last build. Returns (path, report or None)."""
+    db = Path(db or paths.db_path())
+    if is_stale(db):
+        return db, build(db)
+    return db, None
+
+
+def load_matcher(db: Path | None = None) -> Matcher:
+    db = Path(db or paths.db_path())
+    kdb = sqlite_utils.Database(db)
+    refs = [
+        EntryRef(r["id"], r["title"], tuple(json.loads(r["exporters"])), tuple(json.loads(r["patterns"])))
+        for r in kdb.query("select id, title, exporters, patterns from entries order by id")
+    ]
+    observed: dict[str, list[str]] = {}
+    for r in kdb.query("select entry, text from entry_texts order by entry, seq"):
+        observed.setdefault(r["entry"], []).append(r["text"])
+    return Matcher(refs, observed)

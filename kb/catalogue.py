@@ -1,0 +1,184 @@
+"""Load and validate the entry catalogue: one folder per entry under `entries/`.
+
+Each folder holds `entry.toml` (metadata and English prose), `failing.py` (plus optional
+`failing_<variant>.py`) and `fixed.py`. Loading reads only text: no entry code runs
+here, so the catalogue is available without torch.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import re2
+
+# Stable exporter ids (see DESIGN.md). An entry names the ones its failure concerns.
+EXPORTERS = (
+    "export", "export-strict", "export-dynamic", "jit-script", "jit-trace",
+    "onnx", "onnx-legacy", "aoti", "executorch",
+)
+# Where in an export attempt a failure happens, in pipeline order.
+STAGES = ("capture", "lower", "save-load", "run", "numeric")
+REQUIRED = ("id", "title", "rule", "exporters", "stage", "tags", "reproduces", "patterns", "cause", "fix")
+REF_KINDS = ("exportdb", "graph_breaks", "issues", "docs")
+ID_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # report bad patterns through EntryError, not stderr
+
+
+class EntryError(ValueError):
+    """A broken entry; the message names the entry folder and exactly what is wrong."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    id: str
+    title: str
+    rule: str
+    exporters: tuple[str, ...]
+    stage: str
+    tags: tuple[str, ...]
+    reproduces: bool
+    patterns: tuple[str, ...]
+    cause: str
+    fix: str
+    notes: str
+    refs: dict[str, tuple[str, ...]]
+    folder: Path
+    failing_cases: tuple[str, ...]  # file names, "failing.py" first
+    fixed_case: str
+    case_exporters: dict[str, str] = field(default_factory=dict)
+
+    def compiled_patterns(self) -> list:
+        return [re2.compile(p, _RE2_OPTIONS) for p in self.patterns]
+
+    def exporter_for(self, case: str) -> str:
+        """Exporter a case exercises: declared in [cases], else the entry's first."""
+        return self.case_exporters.get(case, self.exporters[0])
+
+    def code(self, case: str) -> str:
+        return (self.folder / case).read_text(encoding="utf-8")
+
+
+def _str(data: dict, key: str, where: str) -> str:
+    value = data[key]
+    if not isinstance(value, str) or not value.strip():
+        raise EntryError(f"{where}: field '{key}' must be a non-empty string")
+    return value.strip()
+
+
+def _str_list(data: dict, key: str, where: str, allow_empty: bool = False) -> tuple[str, ...]:
+    value = data[key]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise EntryError(f"{where}: field '{key}' must be a list of non-empty strings")
+    if not value and not allow_empty:
+        raise EntryError(f"{where}: field '{key}' must not be empty")
+    return tuple(v.strip() for v in value)
+
+
+def load_entry(folder: Path) -> Entry:
+    folder = Path(folder)
+    where = f"entries/{folder.name}"
+    meta = folder / "entry.toml"
+    if not meta.is_file():
+        raise EntryError(f"{where}: missing entry.toml")
+    try:
+        data = tomllib.loads(meta.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise EntryError(f"{where}/entry.toml is not valid TOML: {exc}") from None
+    missing = [k for k in REQUIRED if k not in data]
+    if missing:
+        raise EntryError(f"{where}/entry.toml: missing required field(s): {', '.join(missing)}")
+    entry_id = _str(data, "id", where)
+    if not ID_RE.fullmatch(entry_id):
+        raise EntryError(f"{where}: id '{entry_id}' must be lowercase words joined by '-'")
+    if entry_id != folder.name:
+        if (folder.parent / entry_id).is_dir():
+            raise EntryError(
+                f"{where}: id '{entry_id}' is a duplicate: entries/{entry_id} already has it "
+                f"(rename the id to '{folder.name}', the folder's name)"
+            )
+        raise EntryError(f"{where}: id '{entry_id}' must equal the folder name '{folder.name}'")
+    exporters = _str_list(data, "exporters", where)
+    unknown = [e for e in exporters if e not in EXPORTERS]
+    if unknown:
+        raise EntryError(f"{where}: unknown exporter(s) {unknown}; known: {', '.join(EXPORTERS)}")
+    stage = _str(data, "stage", where)
+    if stage not in STAGES:
+        raise EntryError(f"{where}: stage '{stage}' is not one of {', '.join(STAGES)}")
+    if not isinstance(data["reproduces"], bool):
+        raise EntryError(f"{where}: field 'reproduces' must be true or false")
+    patterns = _str_list(data, "patterns", where)
+    for p in patterns:
+        try:
+            re2.compile(p, _RE2_OPTIONS)
+        except re2.error as exc:
+            detail = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else exc
+            raise EntryError(
+                f"{where}: pattern {p!r} is not valid RE2 syntax ({detail}); "
+                "lookarounds and backreferences are not supported"
+            ) from None
+    refs_raw = data.get("refs", {})
+    if not isinstance(refs_raw, dict):
+        raise EntryError(f"{where}: [refs] must be a table")
+    extra = set(refs_raw) - set(REF_KINDS)
+    if extra:
+        raise EntryError(f"{where}: unknown [refs] key(s) {sorted(extra)}; known: {', '.join(REF_KINDS)}")
+    refs = {k: _str_list(refs_raw, k, where, allow_empty=True) if k in refs_raw else () for k in REF_KINDS}
+    cases_raw = data.get("cases", {})
+    if not isinstance(cases_raw, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in cases_raw.items()
+    ):
+        raise EntryError(f"{where}: [cases] must map script names to exporter ids")
+    for case, exporter in cases_raw.items():
+        if exporter not in EXPORTERS:
+            raise EntryError(f"{where}: [cases] {case} names unknown exporter '{exporter}'")
+    failing = sorted(p.name for p in folder.glob("failing*.py"))
+    if "failing.py" not in failing:
+        raise EntryError(f"{where}: missing failing.py")
+    failing.remove("failing.py")
+    failing.insert(0, "failing.py")
+    if not (folder / "fixed.py").is_file():
+        raise EntryError(f"{where}: missing fixed.py")
+    for case in cases_raw:
+        if case not in failing and case != "fixed.py":
+            raise EntryError(f"{where}: [cases] names '{case}', which is not a script in the folder")
+    notes = data.get("notes", "")
+    if not isinstance(notes, str):
+        raise EntryError(f"{where}: field 'notes' must be a string")
+    return Entry(
+        id=entry_id,
+        title=_str(data, "title", where),
+        rule=_str(data, "rule", where),
+        exporters=exporters,
+        stage=stage,
+        tags=_str_list(data, "tags", where, allow_empty=True),
+        reproduces=data["reproduces"],
+        patterns=patterns,
+        cause=_str(data, "cause", where),
+        fix=_str(data, "fix", where),
+        notes=notes.strip(),
+        refs=refs,
+        folder=folder,
+        failing_cases=tuple(failing),
+        fixed_case="fixed.py",
+        case_exporters=dict(cases_raw),
+    )
+
+
+def load_catalogue(entries_dir: Path) -> list[Entry]:
+    """All entries, sorted by id. Raises EntryError listing every broken entry."""
+    entries_dir = Path(entries_dir)
+    if not entries_dir.is_dir():
+        raise EntryError(f"no entries folder at {entries_dir}")
+    entries, errors = [], []
+    for folder in sorted(p for p in entries_dir.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))):
+        try:
+            entries.append(load_entry(folder))
+        except EntryError as exc:
+            errors.append(str(exc))
+    if errors:
+        raise EntryError("broken entries:\n  " + "\n  ".join(errors))
+    return entries

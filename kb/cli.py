@@ -1,0 +1,234 @@
+"""The `exportkb` command line."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.markup import escape
+
+from . import paths
+from .catalogue import EntryError, load_catalogue
+from .textin import EmptyInput, read_input
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _matcher_and_db():
+    from .build import ensure_built, load_matcher
+
+    try:
+        db, report = ensure_built()
+    except EntryError as exc:
+        raise click.ClickException(str(exc)) from None
+    if report is not None:
+        for problem in report.problems:
+            err.print(f"[yellow]observations: {escape(problem)}[/]")
+    return load_matcher(db), db
+
+
+def _result_obj(match) -> dict:
+    return {"id": match.id, "title": match.title, "score": match.score,
+            "exporters": list(match.exporters), "url": paths.entry_url(match.id)}
+
+
+def _entry_rows(db: Path, ids: list[str]) -> dict[str, dict]:
+    import sqlite_utils
+
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    rows = sqlite_utils.Database(db).query(f"select id, cause, fix from entries where id in ({marks})", ids)
+    return {r["id"]: r for r in rows}
+
+
+def _first_sentence(text: str) -> str:
+    flat = " ".join(text.split())
+    end = flat.find(". ")
+    return flat if end < 0 else flat[: end + 1]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def cli() -> None:
+    """exportkb: find why a PyTorch model export failed, and how to fix it."""
+
+
+@cli.command()
+@click.argument("text", required=False)
+@click.option("--file", "file_", type=click.Path(dir_okay=False, path_type=Path), help="Read the error from a log file.")
+@click.option("--json", "as_json", is_flag=True, help='Print {"results": [...]} as JSON.')
+@click.option("--jsonl", is_flag=True, help='Batch mode: each stdin line is {"text": ...}; print one result object per line.')
+@click.option("--limit", default=3, show_default=True, type=click.IntRange(1, 50), help="Most results to show.")
+def search(text, file_, as_json, jsonl, limit):
+    """Find the entry that explains an export error.
+
+    TEXT is the error (a last line, a traceback or a log); use - to read stdin, or --file.
+    Exit status: 0 when an entry matches confidently, 1 when none does, 2 on bad input.
+    """
+    matcher, db = _matcher_and_db()
+    if jsonl:
+        _search_jsonl(matcher, limit)
+        return
+    if sum(x is not None for x in (text, file_)) != 1:
+        raise click.UsageError("give the error as TEXT, as - (stdin), or with --file LOG")
+    if file_ is not None:
+        try:
+            data = file_.read_bytes()
+        except OSError as exc:
+            raise click.UsageError(f"cannot read {file_}: {exc.strerror}") from None
+    elif text == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        data = text
+    try:
+        inp = read_input(data)
+    except EmptyInput as exc:
+        err.print(f"[red]exportkb search:[/] {escape(str(exc))}")
+        sys.exit(2)
+    for note in inp.notes:
+        err.print(f"[yellow]note:[/] {escape(note)}")
+    result = matcher.search(inp)
+    confident = result.confident[:limit]
+    if as_json:
+        click.echo(json.dumps({"results": [_result_obj(m) for m in confident]}, ensure_ascii=False))
+        sys.exit(0 if confident else 1)
+    if not confident:
+        out.print("[bold]No confident match.[/] No entry in the catalogue explains this error yet.")
+        near = result.ranked[:3]
+        if near:
+            out.print("Closest entries, low confidence: " + ", ".join(f"{m.id} ({m.score:.2f})" for m in near))
+        out.print("If it is an export failure, please add it: run [bold]exportkb new ID[/] and see CONTRIBUTING.md.")
+        sys.exit(1)
+    details = _entry_rows(db, [m.id for m in confident])
+    for rank, m in enumerate(confident, 1):
+        row = details.get(m.id, {})
+        out.print(f"[bold]{rank}. {escape(m.title)}[/]  [dim]{m.id} · score {m.score:.2f} · {', '.join(m.exporters)}[/]")
+        if row:
+            out.print(f"   [bold]Cause:[/] {escape(_first_sentence(row['cause']))}")
+            out.print(f"   [bold]Fix:[/] {escape(' '.join(row['fix'].split()))}")
+        out.print(f"   {paths.entry_url(m.id)}")
+        if rank < len(confident):
+            out.print()
+
+
+def _search_jsonl(matcher, limit: int) -> None:
+    for lineno, raw in enumerate(sys.stdin.buffer, 1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+            text = obj["text"]
+            if not isinstance(text, str):
+                raise TypeError
+        except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError):
+            click.echo(json.dumps({"results": [], "error": f'line {lineno}: expected a JSON object {{"text": "..."}}'}))
+            continue
+        try:
+            result = matcher.search(text)
+        except EmptyInput as exc:
+            click.echo(json.dumps({"results": [], "error": f"line {lineno}: {exc}"}))
+            continue
+        click.echo(json.dumps({"results": [_result_obj(m) for m in result.confident[:limit]]}, ensure_ascii=False))
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the catalogue as JSON.")
+def entries(as_json):
+    """List the catalogue's entries."""
+    try:
+        catalogue = load_catalogue(paths.entries_dir())
+    except EntryError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps([
+            {"id": e.id, "title": e.title, "rule": e.rule, "exporters": list(e.exporters), "stage": e.stage,
+             "tags": list(e.tags), "reproduces": e.reproduces, "url": paths.entry_url(e.id)}
+            for e in catalogue
+        ], indent=2, ensure_ascii=False))
+        return
+    from rich.table import Table
+
+    table = Table(show_lines=False)
+    for col in ("id", "title", "exporters", "stage"):
+        table.add_column(col)
+    for e in catalogue:
+        title = e.title if e.reproduces else f"{e.title} [dim](does not reproduce on the pinned torch)[/]"
+        table.add_row(e.id, title, ", ".join(e.exporters), e.stage)
+    out.print(table)
+    out.print(f"{len(catalogue)} entries")
+
+
+@cli.command()
+def build():
+    """Build kb.db from the entries and observations."""
+    from .build import build as run_build
+
+    try:
+        report = run_build()
+    except EntryError as exc:
+        raise click.ClickException(str(exc)) from None
+    for problem in report.problems:
+        err.print(f"[yellow]observations: {escape(problem)}[/]")
+    out.print(f"built {paths.db_path()}: {report.entries} entries, {report.observations} observations "
+              f"({report.explained}/{report.classified} failed observations explained by an entry)")
+
+
+@cli.command()
+@click.argument("entry_ids", nargs=-1)
+@click.option("--record", is_flag=True, help="Append each run to observations/entries.jsonl.")
+@click.option("--jobs", "-j", default=2, show_default=True, type=click.IntRange(1, 64))
+@click.option("--timeout", default=300.0, show_default=True, help="Seconds allowed per script.")
+def check(entry_ids, record, jobs, timeout):
+    """Run entries' failing and fixed scripts on the installed torch and judge them."""
+    try:
+        from collectors.check import check_entries
+    except ImportError as exc:  # the collectors need the [collect] extra
+        raise click.ClickException(f"exportkb check needs the collectors: {exc}") from None
+    try:
+        catalogue = load_catalogue(paths.entries_dir())
+    except EntryError as exc:
+        raise click.ClickException(str(exc)) from None
+    by_id = {e.id: e for e in catalogue}
+    unknown = [i for i in entry_ids if i not in by_id]
+    if unknown:
+        raise click.UsageError(f"no such entry: {', '.join(unknown)}")
+    selected = [by_id[i] for i in entry_ids] if entry_ids else catalogue
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TimeRemainingColumn(), console=err, transient=True) as bar:
+        task = bar.add_task("checking", total=None)
+
+        def progress(done, total, label):
+            bar.update(task, completed=done, total=total, description=label)
+
+        reports = check_entries(selected, jobs=jobs, record=record, timeout_s=timeout, progress=progress)
+    from collectors.versions import library_versions
+
+    torch_version = library_versions().get("torch")
+    bad = 0
+    for r in reports:
+        if r.status == "pass":
+            out.print(f"[green]pass[/]      {r.entry.id}")
+        elif r.status == "no-repro":
+            out.print(f"[yellow]no-repro[/]  {r.entry.id}: does not reproduce on torch {torch_version} (as the entry states)")
+        else:
+            bad += 1
+            out.print(f"[red]error[/]     {r.entry.id}")
+            for p in r.problems:
+                out.print(f"          - {escape(p)}")
+    counts = {s: sum(r.status == s for r in reports) for s in ("pass", "no-repro", "error")}
+    out.print(f"{counts['pass']} pass, {counts['no-repro']} no-repro, {counts['error']} error on torch {torch_version}")
+    sys.exit(1 if bad else 0)
+
+
+def main() -> None:
+    cli()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+"""Find the exceptions in a pasted error, a full traceback or a noisy log.
+
+A Python traceback ends with `Type: message`; chained exceptions repeat the pattern
+with "The above exception was the direct cause..." between them; TorchScript prints a
+bare `RuntimeError:` and puts the message, a source excerpt and `~~~ <--- HERE` on the
+following lines; wrappers (the ONNX exporter, `UserError`) embed the inner error's
+text in their own message; `warnings.warn` prints `path:line: UserWarning: message`.
+The extractor returns every such exception block, in the order printed. When the text
+holds no recognisable exception line (a user pasted part of a message), the whole text
+is returned as one block without a type.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .normalize import clean
+
+# Only this much of a block's message is kept; the distinguishing part of an export
+# error is at its start, and what follows is boilerplate or log noise.
+MAX_BLOCK_CHARS = 4000
+# Exception lines are short; a longer line is data, not a header, and skipping it keeps
+# the per-line expressions cheap on adversarial input.
+MAX_HEADER_LINE = 2000
+
+_HEADER = re.compile(r"[ \t]{0,8}(?P<type>(?:[A-Za-z_]\w{0,100}\.){0,20}[A-Za-z_]\w{0,100}):(?:[ \t]+(?P<msg>.*))?$")
+# ONNX's exporter and others summarise an inner exception as "<class 'pkg.Type'>: message".
+_CLASS_HEADER = re.compile(r"[ \t]{0,8}<class '(?P<type>[\w.]{1,300})'>:[ \t]*(?P<msg>.*)$")
+# warnings.warn output: "/path/file.py:123: UserWarning: message".
+_WARNING = re.compile(r"(?P<loc>[^\n]{0,500}?):\d{1,9}: (?P<type>[A-Za-z_]\w{0,100}Warning): (?P<msg>.*)$")
+_TYPE_SUFFIX = re.compile(r"(?:Error|Exception|Warning|Exit|Interrupt|Failure|Failed|Fail|Unsupported|SymNode)$")
+_BOUNDARY = (
+    "Traceback (most recent call last):",
+    "The above exception was the direct cause of the following exception:",
+    "During handling of the above exception, another exception occurred:",
+)
+
+
+@dataclass(frozen=True)
+class ExceptionBlock:
+    type: str  # "" when the input held no recognisable exception line
+    message: str
+    kind: str = "exception"  # "exception", "warning" or "text"
+
+    @property
+    def text(self) -> str:
+        return f"{self.type}: {self.message}" if self.type else self.message
+
+
+def _is_exception_type(name: str) -> bool:
+    last = name.rsplit(".", 1)[-1]
+    if _TYPE_SUFFIX.search(last):
+        return True
+    # A qualified name whose last part is a class name: torch._dynamo.exc.Unsupported.
+    return "." in name and last[:1].isupper()
+
+
+def _header(line: str) -> tuple[str, str, str] | None:
+    if len(line) > MAX_HEADER_LINE or ":" not in line:
+        return None
+    m = _HEADER.match(line)
+    if m and _is_exception_type(m["type"]):
+        return m["type"], (m["msg"] or "").strip(), "exception"
+    m = _CLASS_HEADER.match(line)
+    if m:
+        return m["type"], m["msg"].strip(), "exception"
+    if "Warning: " in line:
+        m = _WARNING.match(line)
+        if m:
+            return m["type"], m["msg"].strip(), "warning"
+    return None
+
+
+def extract(text: str, *, already_clean: bool = False) -> list[ExceptionBlock]:
+    if not already_clean:
+        text = clean(text)
+    lines = text.split("\n")
+    blocks: list[ExceptionBlock] = []
+    current: tuple[str, str] | None = None
+    body: list[str] = []
+    size = 0
+
+    def close() -> None:
+        if current is not None:
+            message = "\n".join(body).strip()
+            blocks.append(ExceptionBlock(current[0], message, current[1]))
+
+    for line in lines:
+        stripped = line.strip()
+        header = _header(line)
+        if header is not None:
+            close()
+            current = (header[0], header[2])
+            body, size = [header[1]], len(header[1])
+            continue
+        if current is None:
+            continue
+        if stripped in _BOUNDARY:
+            close()
+            current, body = None, []
+            continue
+        if size < MAX_BLOCK_CHARS:
+            body.append(line.rstrip())
+            size += len(line) + 1
+    close()
+    if not blocks:
+        tail = text.strip()[-MAX_BLOCK_CHARS:]
+        if tail:
+            blocks.append(ExceptionBlock("", tail, "text"))
+    return [b if len(b.message) <= MAX_BLOCK_CHARS else ExceptionBlock(b.type, b.message[:MAX_BLOCK_CHARS], b.kind) for b in blocks]
