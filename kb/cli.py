@@ -68,9 +68,8 @@ def search(text, file_, as_json, jsonl, limit):
     TEXT is the error (a last line, a traceback or a log); use - to read stdin, or --file.
     Exit status: 0 when an entry matches confidently, 1 when none does, 2 on bad input.
     """
-    matcher, db = _matcher_and_db()
     if jsonl:
-        _search_jsonl(matcher, limit)
+        _search_jsonl(_matcher_and_db()[0], limit)
         return
     if sum(x is not None for x in (text, file_)) != 1:
         raise click.UsageError("give the error as TEXT, as - (stdin), or with --file LOG")
@@ -90,6 +89,7 @@ def search(text, file_, as_json, jsonl, limit):
         sys.exit(2)
     for note in inp.notes:
         err.print(f"[yellow]note:[/] {escape(note)}")
+    matcher, db = _matcher_and_db()
     result = matcher.search(inp)
     confident = result.confident[:limit]
     if as_json:

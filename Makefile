@@ -1,0 +1,48 @@
+# exportkb: two commands for a newcomer.
+#   make search Q='<paste an export error>'   set up, build kb.db, search
+#   make test                                  set up and run the test suite
+# Everything is installed into .venv from pinned versions; torch is held at
+# 2.13.0+cpu by constraints.txt so no dependency can swap it for a CUDA build.
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+# The install stamp changes whenever the pinned requirements change.
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha1sum | cut -c1-12)
+
+.PHONY: setup search build check test bench devset-eval clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[collect,dev]'
+	@rm -f $(VENV)/.installed-*
+	@touch $@
+
+# Search an error: make search Q='AssertionError: Guard failed: x.size()[0] == 2'
+#                  make search FILE=ci.log
+search: setup
+	@if [ -n "$(FILE)" ]; then $(BIN)/exportkb search --file "$(FILE)"; \
+	elif [ -n "$$Q" ]; then $(BIN)/exportkb search "$$Q"; \
+	else echo "usage: make search Q='<error text>'  or  make search FILE=<log>"; exit 2; fi
+
+build: setup
+	$(BIN)/exportkb build
+
+# Run every entry's failing and fixed scripts on the pinned torch.
+check: setup
+	$(BIN)/exportkb check
+
+test: setup
+	$(BIN)/python -m pytest
+
+bench: setup
+	$(BIN)/python bench/bench_matcher.py
+
+devset-eval: setup
+	$(BIN)/python -m kb.evaluate devset/public.jsonl devset/runs.jsonl
+
+clean:
+	rm -rf build $(VENV)

@@ -1,0 +1,19 @@
+import shutil
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = REPO / "entries" / "static-batch-size"
+
+
+@pytest.fixture
+def kb_root(tmp_path, monkeypatch):
+    """An isolated knowledge-base root holding a copy of the example entry."""
+    root = tmp_path / "kbroot"
+    (root / "entries").mkdir(parents=True)
+    (root / "observations").mkdir()
+    shutil.copytree(EXAMPLE, root / "entries" / EXAMPLE.name)
+    monkeypatch.setenv("EXPORTKB_ROOT", str(root))
+    monkeypatch.delenv("EXPORTKB_DB", raising=False)
+    return root

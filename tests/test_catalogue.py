@@ -1,0 +1,102 @@
+import shutil
+
+import pytest
+
+from kb.catalogue import EXPORTERS, EntryError, load_catalogue, load_entry
+from conftest import REPO
+
+
+def _edit(folder, old, new):
+    path = folder / "entry.toml"
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_every_committed_entry_loads():
+    entries = load_catalogue(REPO / "entries")
+    assert len(entries) >= 16
+    assert len({e.id for e in entries}) == len(entries)
+    for e in entries:
+        assert set(e.exporters) <= set(EXPORTERS)
+        assert e.failing_cases[0] == "failing.py"
+
+
+def test_example_entry_fields(kb_root):
+    e = load_entry(kb_root / "entries" / "static-batch-size")
+    assert e.id == "static-batch-size" and e.stage == "run" and e.reproduces
+    assert e.exporters[0] == "export"
+    assert len(e.compiled_patterns()) == len(e.patterns)
+
+
+@pytest.mark.parametrize("field", ["id", "title", "rule", "exporters", "stage", "tags", "reproduces", "patterns", "cause", "fix"])
+def test_missing_required_field_is_named(kb_root, field):
+    folder = kb_root / "entries" / "static-batch-size"
+    lines = (folder / "entry.toml").read_text().splitlines()
+    out, skipping = [], False
+    for line in lines:
+        if line.startswith(f"{field} ="):
+            skipping = line.rstrip().endswith(("[", '"""')) and not line.rstrip().endswith('"""",')
+            continue
+        if skipping:
+            if line.startswith(("]", '"""')):
+                skipping = False
+            continue
+        out.append(line)
+    (folder / "entry.toml").write_text("\n".join(out) + "\n")
+    with pytest.raises(EntryError, match=rf"missing required field\(s\): {field}"):
+        load_entry(folder)
+
+
+def test_duplicate_id_is_reported(kb_root):
+    copy = kb_root / "entries" / "static-batch-size-copy"
+    shutil.copytree(kb_root / "entries" / "static-batch-size", copy)
+    with pytest.raises(EntryError, match="id 'static-batch-size' is a duplicate"):
+        load_catalogue(kb_root / "entries")
+
+
+def test_unknown_exporter_and_stage(kb_root):
+    folder = kb_root / "entries" / "static-batch-size"
+    _edit(folder, 'exporters = ["export", "export-strict"]', 'exporters = ["export", "tflite"]')
+    with pytest.raises(EntryError, match=r"unknown exporter\(s\) \['tflite'\]"):
+        load_entry(folder)
+
+
+def test_bad_stage(kb_root):
+    folder = kb_root / "entries" / "static-batch-size"
+    _edit(folder, 'stage = "run"', 'stage = "running"')
+    with pytest.raises(EntryError, match="stage 'running' is not one of"):
+        load_entry(folder)
+
+
+def test_pattern_with_lookahead_is_rejected_with_reason(kb_root):
+    folder = kb_root / "entries" / "static-batch-size"
+    _edit(folder, "patterns = [", "patterns = [\n    'Guard (?=failed)',")
+    with pytest.raises(EntryError, match="not valid RE2 syntax"):
+        load_entry(folder)
+
+
+def test_missing_scripts(kb_root):
+    folder = kb_root / "entries" / "static-batch-size"
+    (folder / "fixed.py").unlink()
+    with pytest.raises(EntryError, match="missing fixed.py"):
+        load_entry(folder)
+    (folder / "failing.py").unlink()
+    with pytest.raises(EntryError, match="missing failing.py"):
+        load_entry(folder)
+
+
+def test_invalid_toml_is_reported_with_the_file(kb_root):
+    folder = kb_root / "entries" / "static-batch-size"
+    (folder / "entry.toml").write_text("id = \n")
+    with pytest.raises(EntryError, match=r"entries/static-batch-size/entry.toml is not valid TOML"):
+        load_entry(folder)
+
+
+def test_every_broken_entry_is_listed_at_once(kb_root):
+    for name in ("broken-one", "broken-two"):
+        (kb_root / "entries" / name).mkdir()
+    with pytest.raises(EntryError) as info:
+        load_catalogue(kb_root / "entries")
+    assert "broken-one: missing entry.toml" in str(info.value)
+    assert "broken-two: missing entry.toml" in str(info.value)

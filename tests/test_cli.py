@@ -1,0 +1,123 @@
+"""The CLI as a user runs it: a real process, real stdin, real exit codes."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO
+
+STATIC = "AssertionError: Guard failed: x.size()[0] == 2"
+OLD_STATIC = "RuntimeError: Expected input at *args[0].shape[0] to be equal to 2, but got 4"
+
+
+def run(*args, input=None, env=None):
+    return subprocess.run(
+        [sys.executable, "-m", "kb.cli", *args], input=input, capture_output=True, cwd=REPO,
+        env={**os.environ, **(env or {})}, timeout=120,
+    )
+
+
+def test_search_text_prints_title_cause_fix_and_link():
+    r = run("search", STATIC)
+    out = r.stdout.decode()
+    assert r.returncode == 0, r.stderr.decode()
+    assert out.startswith("1. Exported program called with a batch size it was not exported for")
+    assert "Cause:" in out and "Fix:" in out
+    assert "/docs/en/entries/static-batch-size.html" in out
+
+
+def test_search_json_has_exactly_the_documented_shape():
+    r = run("search", "--json", OLD_STATIC)
+    assert r.returncode == 0
+    data = json.loads(r.stdout)
+    assert list(data) == ["results"]
+    best = data["results"][0]
+    assert list(best) == ["id", "title", "score", "exporters", "url"]
+    assert best["id"] == "static-batch-size"
+    scores = [x["score"] for x in data["results"]]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_search_stdin_and_file(tmp_path):
+    r = run("search", "--json", "-", input=f"some log line\n{STATIC}\n".encode())
+    assert json.loads(r.stdout)["results"][0]["id"] == "static-batch-size"
+    log = tmp_path / "ci.log"
+    log.write_bytes(b"\x1b[31m" + STATIC.encode() + b"\x1b[0m\n")
+    r = run("search", "--json", "--file", str(log))
+    assert json.loads(r.stdout)["results"][0]["id"] == "static-batch-size"
+
+
+def test_search_jsonl_batch():
+    lines = [json.dumps({"text": STATIC}), "not json", json.dumps({"text": "ZeroDivisionError: division by zero"}),
+             json.dumps({"text": ""})]
+    r = run("search", "--jsonl", input=("\n".join(lines) + "\n").encode())
+    assert r.returncode == 0
+    out = [json.loads(x) for x in r.stdout.decode().splitlines()]
+    assert len(out) == 4
+    assert out[0]["results"][0]["id"] == "static-batch-size"
+    assert out[1]["results"] == [] and "line 2" in out[1]["error"]
+    assert out[2] == {"results": []}
+    assert out[3]["results"] == [] and "no input" in out[3]["error"]
+
+
+@pytest.mark.parametrize("args,stdin", [(("search", ""), None), (("search", "-"), b""), (("search", "-"), b"  \n \n")])
+def test_empty_input_exits_2_with_a_message(args, stdin):
+    r = run(*args, input=stdin)
+    assert r.returncode == 2
+    assert "no input" in r.stderr.decode()
+
+
+def test_binary_input_does_not_crash():
+    r = run("search", "-", input=os.urandom(200_000))
+    assert r.returncode in (1, 2), r.stderr.decode()
+    assert "Traceback" not in r.stderr.decode()
+
+
+def test_unrelated_error_gets_no_confident_match():
+    r = run("search", "ZeroDivisionError: division by zero")
+    assert r.returncode == 1
+    assert "No confident match" in r.stdout.decode()
+    assert "exportkb new" in r.stdout.decode()
+
+
+def test_huge_log_is_cut_to_its_tail_and_says_so(tmp_path):
+    log = tmp_path / "big.log"
+    with log.open("wb") as fh:
+        fh.write(b"step ok\n" * 1_500_000)
+        fh.write(STATIC.encode() + b"\n")
+    r = run("search", "--json", "--file", str(log))
+    assert json.loads(r.stdout)["results"][0]["id"] == "static-batch-size"
+    assert "analysed only its last" in r.stderr.decode()
+
+
+def test_missing_file_is_a_usage_error(tmp_path):
+    r = run("search", "--file", str(tmp_path / "nope.log"))
+    assert r.returncode == 2
+    assert "nope.log" in r.stderr.decode()
+
+
+def test_entries_json_lists_the_catalogue():
+    r = run("entries", "--json")
+    assert r.returncode == 0
+    entries = json.loads(r.stdout)
+    ids = [e["id"] for e in entries]
+    assert ids == sorted(ids) and "static-batch-size" in ids
+    frozen = next(e for e in entries if e["id"] == "frozen-storage-mutation")
+    assert frozen["reproduces"] is False
+
+
+def test_search_works_without_a_prior_build(kb_root):
+    r = run("search", "--json", STATIC, env={"EXPORTKB_ROOT": str(kb_root)})
+    assert r.returncode == 0, r.stderr.decode()
+    assert json.loads(r.stdout)["results"][0]["id"] == "static-batch-size"
+    assert (kb_root / "build" / "kb.db").exists()
+
+
+def test_broken_entry_is_a_clear_error_not_a_traceback(kb_root):
+    (kb_root / "entries" / "half-written").mkdir()
+    r = run("search", STATIC, env={"EXPORTKB_ROOT": str(kb_root)})
+    assert r.returncode == 1
+    err = r.stderr.decode()
+    assert "entries/half-written: missing entry.toml" in err and "Traceback" not in err

@@ -1,0 +1,79 @@
+from kb.extract import extract
+
+CHAINED = '''Traceback (most recent call last):
+  File "/x/a.py", line 3, in f
+    raise KeyError("inner")
+KeyError: 'inner'
+
+The above exception was the direct cause of the following exception:
+
+Traceback (most recent call last):
+  File "/x/a.py", line 9, in <module>
+    raise RuntimeError("outer") from e
+RuntimeError: outer
+'''
+
+TORCHSCRIPT = '''Traceback (most recent call last):
+  File "/tmp/m.py", line 12, in <module>
+    torch.jit.script(M())
+  File "/venv/lib/python3.11/site-packages/torch/jit/_recursive.py", line 473, in create_methods_and_properties_from_stubs
+    concrete_type._create_methods_and_properties(
+RuntimeError: 
+Module 'M' has no attribute 'proj' :
+  File "/tmp/m.py", line 10
+    def forward(self, x):
+        if self.use_proj:
+            x = self.proj(x)
+                ~~~~~~~~~ <--- HERE
+        return x
+'''
+
+
+def test_chained_exceptions_are_all_found_in_order():
+    blocks = extract(CHAINED)
+    assert [(b.type, b.message) for b in blocks] == [("KeyError", "'inner'"), ("RuntimeError", "outer")]
+
+
+def test_torchscript_bare_runtime_error_keeps_message_and_excerpt():
+    (block,) = extract(TORCHSCRIPT)
+    assert block.type == "RuntimeError"
+    assert block.message.startswith("Module 'M' has no attribute 'proj' :")
+    assert "<--- HERE" in block.message
+
+
+def test_wrapper_summary_of_inner_exception_is_found():
+    text = (
+        "torch.onnx._internal.exporter._errors.TorchExportError: Failed to export the model with torch.export.\n"
+        "## Exception summary\n\n"
+        "<class 'torch._dynamo.exc.UserError'>: Constraints violated (batch)! For more information\n"
+    )
+    types = [b.type for b in extract(text)]
+    assert types == ["torch.onnx._internal.exporter._errors.TorchExportError", "torch._dynamo.exc.UserError"]
+
+
+def test_warnings_are_found_with_their_category():
+    text = "/x/contextlib.py:144: UserWarning: The tensor attribute self.steps was assigned during export.\n  next(self.gen)\n"
+    (block,) = extract(text)
+    assert (block.kind, block.type) == ("warning", "UserWarning")
+    assert block.message.startswith("The tensor attribute self.steps")
+
+
+def test_prose_lines_with_colons_are_not_exceptions():
+    text = "Explanation: Dynamo does not know\nHint: avoid it\nCaused by: x\nSuggested fixes:\nNote: y"
+    (block,) = extract(text)
+    assert block.kind == "text" and block.type == ""
+
+
+def test_a_fragment_without_exception_line_is_kept_whole():
+    (block,) = extract("Guard failed: x.size()[0] == 2")
+    assert block.text == "Guard failed: x.size()[0] == 2"
+
+
+def test_noisy_log_around_a_traceback():
+    log = "\n".join(
+        ["2024-01-01T00:00:00Z Collecting torch", "\x1b[32mok\x1b[0m step 1"]
+        + [f"2024-01-01T00:00:01Z {line}" for line in CHAINED.splitlines()]
+        + ["2024-01-01T00:00:02Z ##[error]Process completed with exit code 1."]
+    )
+    types = [b.type for b in extract(log)]
+    assert types == ["KeyError", "RuntimeError"]
