@@ -1,0 +1,80 @@
+import json
+import sqlite3
+
+import sqlite_utils
+
+from kb import paths
+from kb.build import build, ensure_built, is_stale, load_matcher
+from kb.catalogue import load_catalogue
+from kb.observations import append_observation, read_observations
+from conftest import REPO
+
+
+def _dump(db):
+    conn = sqlite3.connect(db)
+    try:
+        return list(conn.iterdump())
+    finally:
+        conn.close()
+
+
+def test_build_is_deterministic(tmp_path):
+    a, b = tmp_path / "a.db", tmp_path / "b.db"
+    build(a)
+    build(b)
+    assert _dump(a) == _dump(b)
+
+
+def test_db_holds_catalogue_cases_and_fts(tmp_path):
+    db = tmp_path / "kb.db"
+    report = build(db)
+    kdb = sqlite_utils.Database(db)
+    catalogue = load_catalogue(REPO / "entries")
+    assert report.entries == len(catalogue) == kdb["entries"].count
+    assert kdb["cases"].count == sum(len(e.failing_cases) + 1 for e in catalogue)
+    row = kdb["entries"].get("static-batch-size")
+    assert row["failing_code"] == (REPO / "entries/static-batch-size/failing.py").read_text()
+    hits = list(kdb.query("select id from entries_fts join entries using(rowid) where entries_fts match 'frozen'"))
+    assert {"id": "frozen-storage-mutation"} in hits
+
+
+def test_committed_observations_are_classified_at_build_time(tmp_path):
+    db = tmp_path / "kb.db"
+    report = build(db)
+    kdb = sqlite_utils.Database(db)
+    records = read_observations(REPO / "observations").records
+    assert report.observations == len(records) == kdb["observations"].count
+    failed_entry_runs = list(kdb.query(
+        "select entry, matched_entry from observations where source = 'entry' and outcome = 'fail' and \"case\" like 'failing%'"))
+    assert failed_entry_runs, "observations/entries.jsonl should hold the entries' recorded runs"
+    assert all(r["entry"] == r["matched_entry"] for r in failed_entry_runs)
+    assert report.explained == report.classified
+
+
+def test_stale_detection_and_rebuild(kb_root):
+    db, report = ensure_built()
+    assert report is not None and db == paths.db_path() and not is_stale()
+    assert ensure_built()[1] is None  # nothing changed: no rebuild
+    toml = kb_root / "entries/static-batch-size/entry.toml"
+    toml.write_text(toml.read_text().replace('title = "Exported program', 'title = "An exported program'))
+    assert is_stale()
+    _, report = ensure_built()
+    assert report is not None
+    assert load_matcher().search("AssertionError: Guard failed: x.size()[0] == 2").best.title.startswith("An exported")
+
+
+def test_torn_observation_line_is_reported_and_others_kept(kb_root):
+    obs = kb_root / "observations" / "runs.jsonl"
+    good = {"key": "k1", "source": "entry", "model": "static-batch-size/failing.py", "entry": "static-batch-size",
+            "case": "failing.py", "exporter": "export", "stage": "run", "outcome": "fail",
+            "traceback": "AssertionError: Guard failed: x.size()[0] == 2", "versions": {"torch": "2.13.0+cpu"}}
+    append_observation(obs, good)
+    with obs.open("ab") as fh:
+        fh.write(b'{"key": "k2", "source": "entr')  # a writer killed mid-line
+    append_observation(obs, {**good, "key": "k3"})
+    loaded = read_observations(kb_root / "observations")
+    assert [r["key"] for r in loaded.records] == ["k1", "k3"]
+    assert len(loaded.problems) == 1 and "runs.jsonl:2" in loaded.problems[0]
+    report = build()
+    assert report.observations == 2 and report.explained == 2
+    assert json.loads(obs.read_text().splitlines()[-1])["key"] == "k3"

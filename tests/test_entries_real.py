@@ -1,0 +1,118 @@
+"""Every entry's scripts, run for real on the pinned torch, and the matcher on their output.
+
+The error texts here are never typed by hand: the session fixture runs each failing
+script in an isolated process and the tests search what it printed, as is and in the
+noisy forms users paste (log prefixes, colours, Windows paths, just the last line).
+"""
+import re
+
+import pytest
+
+from collectors.check import check_entries
+from kb.build import entry_ref, observed_texts
+from kb.catalogue import load_catalogue
+from kb.extract import extract
+from kb.matcher import Matcher
+from kb.observations import read_observations
+from conftest import REPO
+
+pytestmark = pytest.mark.torch
+
+CATALOGUE = load_catalogue(REPO / "entries")
+
+
+@pytest.fixture(scope="session")
+def checked():
+    return {r.entry.id: r for r in check_entries(CATALOGUE, jobs=2)}
+
+
+@pytest.fixture(scope="session")
+def matcher():
+    observed = observed_texts(CATALOGUE, read_observations(REPO / "observations").records)
+    return Matcher([entry_ref(e) for e in CATALOGUE], observed)
+
+
+@pytest.fixture(scope="session")
+def pattern_only_matcher():
+    return Matcher([entry_ref(e) for e in CATALOGUE])
+
+
+def real_errors(checked):
+    for entry in CATALOGUE:
+        if entry.reproduces:
+            for case in checked[entry.id].cases:
+                if case.kind == "failing":
+                    yield entry.id, case.case, case.error_text
+
+
+FAILING = [(e.id, c) for e in CATALOGUE if e.reproduces for c in e.failing_cases]
+
+
+@pytest.mark.parametrize("entry_id", [e.id for e in CATALOGUE])
+def test_entry_checks_on_pinned_torch(checked, entry_id):
+    report = checked[entry_id]
+    expected = "pass" if report.entry.reproduces else "no-repro"
+    assert report.status == expected, report.problems
+
+
+def test_frozen_storage_is_reported_as_not_reproducing(checked):
+    report = checked["frozen-storage-mutation"]
+    assert report.status == "no-repro"
+    failing = next(c for c in report.cases if c.case == "failing.py")
+    assert failing.run.outcome == "ok"
+
+
+def _error(checked, entry_id, case):
+    return next(c.error_text for c in checked[entry_id].cases if c.case == case)
+
+
+def _top(matcher, text):
+    best = matcher.search(text).best
+    return best.id if best else None
+
+
+@pytest.mark.parametrize("entry_id,case", FAILING)
+def test_real_error_matches_its_entry(checked, matcher, pattern_only_matcher, entry_id, case):
+    text = _error(checked, entry_id, case)
+    assert text, f"{entry_id}/{case} printed nothing"
+    assert _top(matcher, text) == entry_id
+    # Patterns alone, without any recorded observation, already find it.
+    assert _top(pattern_only_matcher, text) == entry_id
+
+
+def _last_exception_line(matcher, entry_id, text):
+    blocks = extract(text)
+    block = matcher.pattern_hits(entry_id, blocks) or blocks[-1]
+    lines = [ln for ln in block.message.split("\n") if ln.strip()]
+    # TorchScript puts its message on the line after a bare "RuntimeError:".
+    return f"{block.type}: {lines[0]}" if block.type else lines[0]
+
+
+def _windows(text):
+    def fix(m):
+        return m.group(0).replace("/", "\\")
+    text = text.replace("<site-packages>", "C:/Users/dev/miniconda3/envs/ml/Lib/site-packages")
+    text = text.replace("<repo>", "D:/work/project")
+    return re.sub(r"[A-Z]:/[^\"'\s]+", fix, text)
+
+
+NOISES = {
+    "ci-prefixes": lambda t: "\n".join(f"2025-03-01T12:00:{i % 60:02d}.1234567Z [rank0]: {ln}" for i, ln in enumerate(t.split("\n"))),
+    "ansi-colour": lambda t: "\n".join(f"\x1b[31m{ln}\x1b[0m" if ln and not ln.startswith(" ") else ln for ln in t.split("\n")),
+    "windows-paths": _windows,
+    "pytest-E": lambda t: "\n".join(f"E   {ln}" for ln in t.split("\n")),
+    "inside-a-log": lambda t: "Collecting torch==2.13.0\nInstalling collected packages\nRunning export...\n" + t + "\n##[error]Process completed with exit code 1.\n",
+}
+
+
+@pytest.mark.parametrize("noise", sorted(NOISES))
+@pytest.mark.parametrize("entry_id,case", FAILING)
+def test_noisy_real_error_matches_its_entry(checked, matcher, entry_id, case, noise):
+    text = NOISES[noise](_error(checked, entry_id, case))
+    assert _top(matcher, text) == entry_id
+
+
+@pytest.mark.parametrize("entry_id,case", FAILING)
+def test_last_line_alone_matches_its_entry(checked, matcher, entry_id, case):
+    line = _last_exception_line(matcher, entry_id, _error(checked, entry_id, case))
+    assert _top(matcher, line) == entry_id, line
