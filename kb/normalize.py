@@ -29,7 +29,8 @@ _LOG_PREFIXES = [
     # torch.distributed / torchrun: "[rank0]:", "[default3]:", "[rank1]:[W1121 ...]".
     r"\[(?:rank|default|local_rank)\d{1,6}\]:[ \t]?",
     # glog-style lines that torch itself prints: "W1121 16:10:45.281000 2476 path.py:123] ".
-    r"[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{1,9}[ \t]+\d{1,10}[ \t]+[^\]\n]{1,300}\][ \t]?",
+    # Under torch.compile they carry a frame id too: "...recording.py:299] [0/0] ".
+    r"[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{1,9}[ \t]+\d{1,10}[ \t]+[^\]\n]{1,300}\][ \t]?(?:\[\d{1,6}/\d{1,6}\][ \t]?)?",
     # GitHub Actions annotations.
     r"##\[(?:error|warning|notice|debug|group|endgroup)\]",
     # pytest's failure-section prefix "E   ".

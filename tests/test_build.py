@@ -34,7 +34,7 @@ def test_db_holds_catalogue_cases_and_fts(tmp_path):
     assert kdb["cases"].count == sum(len(e.failing_cases) + 1 for e in catalogue)
     row = kdb["entries"].get("static-batch-size")
     assert row["failing_code"] == (REPO / "entries/static-batch-size/failing.py").read_text()
-    hits = list(kdb.query("select id from entries_fts join entries using(rowid) where entries_fts match 'frozen'"))
+    hits = list(kdb.query("select entries.id from entries_fts join entries on entries.rowid = entries_fts.rowid where entries_fts match 'frozen'"))
     assert {"id": "frozen-storage-mutation"} in hits
 
 

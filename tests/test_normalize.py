@@ -14,6 +14,7 @@ def test_clean_strips_ansi_and_stacked_log_prefixes():
 @pytest.mark.parametrize("prefix", [
     "[rank3]:", "[default0]: ", "2025-01-02 03:04:05,123 ", "[12:34:56] ", "##[error]", "E   ",
     "W1121 16:10:45.281000 2476 torch/fx/experimental/symbolic_shapes.py:8866] ",
+    "E1213 17:31:51.629000 3722811 pytorch/torch/fx/experimental/recording.py:299] [0/0] ",
     "ERROR:root:",
 ])
 def test_clean_strips_each_known_log_prefix(prefix):
