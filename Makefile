@@ -10,14 +10,26 @@ BIN    := $(VENV)/bin
 # The install stamp changes whenever the pinned requirements change.
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha1sum | cut -c1-12)
 
-.PHONY: setup search build check test bench devset-eval clean
+.PHONY: setup system-deps search serve build check test bench devset-eval clean
 
-setup: $(STAMP)
+# Debian packages: Chromium and its driver for the browser tests, gettext for the
+# translation catalogues. Installed only when missing (needs root, as on CI).
+SYSTEM_PACKAGES := chromium chromium-driver gettext
+
+setup: system-deps $(STAMP)
+
+system-deps:
+	@missing=""; for p in $(SYSTEM_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[collect,dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[collect,ui,site,dev]'
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 

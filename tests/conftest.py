@@ -17,3 +17,12 @@ def kb_root(tmp_path, monkeypatch):
     monkeypatch.setenv("EXPORTKB_ROOT", str(root))
     monkeypatch.delenv("EXPORTKB_DB", raising=False)
     return root
+
+
+@pytest.fixture(scope="session")
+def repo_matcher():
+    """The matcher over the repository's kb.db, built first if stale."""
+    from kb.build import ensure_built, load_matcher
+
+    db, _ = ensure_built()
+    return load_matcher(db)

@@ -3,26 +3,19 @@ import time
 
 import pytest
 
-from kb.build import ensure_built, load_matcher
 from test_normalize import ADVERSARIAL
 
 
-@pytest.fixture(scope="module")
-def matcher():
-    db, _ = ensure_built()
-    return load_matcher(db)
-
-
 @pytest.mark.parametrize("name", sorted(ADVERSARIAL))
-def test_search_on_a_1mb_adversarial_line_finishes_well_under_a_second(matcher, name):
+def test_search_on_a_1mb_adversarial_line_finishes_well_under_a_second(repo_matcher, name):
     start = time.perf_counter()
-    result = matcher.search(ADVERSARIAL[name])
+    result = repo_matcher.search(ADVERSARIAL[name])
     assert time.perf_counter() - start < 1.0
     assert result.best is None
 
 
-def test_html_and_script_in_the_input_come_back_as_plain_text(matcher):
+def test_html_and_script_in_the_input_come_back_as_plain_text(repo_matcher):
     text = "AssertionError: Guard failed: x.size()[0] == 2 <script>alert(1)</script>"
-    best = matcher.search(text).best
+    best = repo_matcher.search(text).best
     assert best.id == "static-batch-size"
     assert "<script>alert(1)</script>" in best.evidence  # kept verbatim; escaping is the renderer's job

@@ -8,7 +8,6 @@ import sys
 
 import pytest
 
-from kb.build import ensure_built, load_matcher
 
 SNIPPETS = {
     "zero-division": "1 / 0",
@@ -26,15 +25,9 @@ SNIPPETS = {
 }
 
 
-@pytest.fixture(scope="module")
-def matcher():
-    db, _ = ensure_built()
-    return load_matcher(db)
-
-
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
-def test_unrelated_real_error_has_no_confident_match(matcher, name):
+def test_unrelated_real_error_has_no_confident_match(repo_matcher, name):
     proc = subprocess.run([sys.executable, "-c", SNIPPETS[name]], capture_output=True, text=True, timeout=120)
     assert proc.returncode != 0
-    result = matcher.search(proc.stderr)
+    result = repo_matcher.search(proc.stderr)
     assert result.best is None, (result.best, proc.stderr[-300:])
