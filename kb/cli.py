@@ -226,6 +226,48 @@ def check(entry_ids, record, jobs, timeout):
     sys.exit(1 if bad else 0)
 
 
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8001, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--no-docs", is_flag=True, help="Do not build the documentation site first.")
+def serve(host, port, no_docs):
+    """Build what is stale, then serve the search UI and the docs on localhost."""
+    import asyncio
+
+    import uvicorn
+
+    from .build import ensure_built
+
+    try:
+        db, report = ensure_built()
+    except EntryError as exc:
+        raise click.ClickException(str(exc)) from None
+    if report is not None:
+        err.print(f"built {db}: {report.entries} entries, {report.observations} observations")
+    if not no_docs:
+        _build_docs()
+    from .ui.app import make_datasette
+
+    ds = make_datasette(db)
+    asyncio.run(ds.invoke_startup())
+    url = f"http://{host}:{port}/"
+    out.print(f"exportkb is serving on [bold]{url}[/]  (docs: {url}docs/en/index.html; Ctrl-C to stop)")
+    uvicorn.run(ds.app(), host=host, port=port, log_level="warning", lifespan="on")
+
+
+def _build_docs() -> None:
+    """Rebuild the Sphinx site when its sources changed; serving goes on without it if it cannot."""
+    try:
+        from .site import build_site
+    except ImportError as exc:
+        err.print(f"[yellow]docs not built ({exc}); the search UI still works[/]")
+        return
+    try:
+        build_site(incremental=True)
+    except Exception as exc:  # a docs failure must not keep the search UI down
+        err.print(f"[red]docs build failed:[/] {escape(str(exc))}; serving the search UI without fresh docs")
+
+
 def main() -> None:
     cli()
 

@@ -1,0 +1,1 @@
+"""The Datasette search UI: metadata, the exportkb plugin (routes) and templates."""

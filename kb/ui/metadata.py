@@ -1,0 +1,144 @@
+"""Datasette metadata: titles, table and column descriptions, facets, stored queries.
+
+Arbitrary SQL is off (`allow_sql: false`): the UI is for searching errors and browsing,
+and the stored queries below cover the questions users ask. They still run under the
+`sql_time_limit_ms` setting that app.py passes to Datasette.
+"""
+from __future__ import annotations
+
+from kb.catalogue import EXPORTERS, STAGES
+from kb.observations import VERSIONED_LIBS
+
+ENTRY_COLUMNS = {
+    "id": "Stable entry id; also the folder name under entries/ and the docs page name.",
+    "title": "What went wrong, in one line.",
+    "rule": "The rule the failure teaches, in one sentence.",
+    "exporters": f"Exporter ids the failure concerns (JSON list; one of {', '.join(EXPORTERS)}).",
+    "stage": f"Where in an export attempt it fails: {', '.join(STAGES)}.",
+    "tags": "Topic tags (JSON list).",
+    "reproduces_on_pinned": "1 if failing.py still fails on the pinned torch; 0 if the failure no longer reproduces there.",
+    "patterns": "RE2 expressions for the error texts this entry explains, in any torch release's wording (JSON list).",
+    "cause": "Why the failure happens.",
+    "fix": "How to fix it.",
+    "notes": "Version remarks and caveats.",
+    "refs": "Upstream references: ExportDB cases, graph-break codes, issues, docs (JSON object).",
+    "failing_code": "failing.py, verbatim: the minimal script that reproduces the failure.",
+    "fixed_code": "fixed.py, verbatim: the same model with the fix, checked against eager.",
+    "url": "The entry's page on the documentation site (English).",
+}
+
+OBSERVATION_COLUMNS = {
+    "key": "Identity of the attempt: hash of source, model, exporter, case content and library versions.",
+    "source": "Where the case comes from: 'entry' for an entry's own scripts, else a corpus source.",
+    "model": "The model or case that was exported (entry/script for entries' cases).",
+    "case": "For entries' cases: the script that ran.",
+    "entry": "For entries' cases: the entry the script belongs to (ground truth).",
+    "exporter": "Exporter id of the attempt.",
+    "stage": "Stage of the attempt the outcome refers to.",
+    "outcome": "ok, fail, timeout, crash, oom, or build (the model could not even be built).",
+    "exc_type": "Exception type of the failure.",
+    "message": "Exception message of the failure.",
+    "traceback": "Trimmed traceback with machine paths made portable (<site-packages>, <repo>).",
+    "signature": "Normalised first line of the failure: what varies between runs is masked.",
+    "matched_entry": "The entry the matcher assigns to this failure at build time (empty: unexplained).",
+    "match_score": "The matcher's score for matched_entry (0.5 and above is a confident match).",
+    "duration_s": "Wall time of the attempt, seconds.",
+    "peak_rss_mb": "Peak resident memory of the attempt's process, MB.",
+    "returncode": "Exit code of the attempt's process.",
+    "signal": "Signal that killed the process, if any.",
+    "python": "Python version.",
+    "platform": "Operating system and machine.",
+    "case_hash": "Hash of the case's code, so a changed script is a new observation.",
+    **{lib: f"{lib} version used (empty: not installed)." for lib in VERSIONED_LIBS},
+}
+
+QUERIES = {
+    "models_for_entry": {
+        "title": "Which corpus models hit this entry",
+        "description": "Every observed failure the matcher explains with the given entry, newest torch first.",
+        "sql": (
+            "select model, source, exporter, stage, torch, transformers, signature, match_score\n"
+            "from observations where matched_entry = :entry\n"
+            "order by source = 'entry', torch desc, model, exporter"
+        ),
+    },
+    "pass_rate_per_exporter": {
+        "title": "Pass rate per exporter",
+        "description": "Share of attempts that succeeded, per exporter and torch version. Build failures are left out.",
+        "sql": (
+            "select exporter, torch, count(*) as attempts,\n"
+            "  sum(outcome = 'ok') as ok,\n"
+            "  round(100.0 * sum(outcome = 'ok') / count(*), 1) as pass_rate_percent\n"
+            "from observations where outcome != 'build'\n"
+            "group by exporter, torch order by exporter, torch"
+        ),
+    },
+    "failures_on_model": {
+        "title": "Failures on model X",
+        "description": "All failed attempts on models whose name contains the given text.",
+        "sql": (
+            "select model, exporter, stage, outcome, exc_type, signature, matched_entry, torch\n"
+            "from observations where outcome != 'ok' and model like '%' || :model || '%'\n"
+            "order by model, exporter"
+        ),
+    },
+    "unexplained_signatures": {
+        "title": "Failure signatures no entry explains",
+        "description": "The most frequent failure signatures without a matching entry: candidates for new entries.",
+        "sql": (
+            "select signature, count(*) as failures, group_concat(distinct exporter) as exporters,\n"
+            "  min(model) as example_model\n"
+            "from observations where outcome = 'fail' and matched_entry is null\n"
+            "group by signature order by failures desc limit 100"
+        ),
+    },
+}
+
+
+def metadata() -> dict:
+    return {
+        "title": "exportkb: PyTorch export failures",
+        "description": "Paste an export error to find its cause and a checked fix; browse entries and observed runs.",
+        "license": "BSD-3-Clause",
+        "allow_sql": False,
+        "databases": {
+            "kb": {
+                "description": "The knowledge base: entries, their cases, and observed export attempts.",
+                "tables": {
+                    "entries": {
+                        "description": "One row per catalogue entry: a known export failure, its cause and fix.",
+                        "columns": ENTRY_COLUMNS,
+                        "facets": ["stage", "reproduces_on_pinned", {"array": "exporters"}, {"array": "tags"}],
+                        "sortable_columns": ["id", "stage"],
+                    },
+                    "cases": {
+                        "description": "The runnable scripts of each entry, verbatim.",
+                        "columns": {
+                            "entry": "Entry the script belongs to.",
+                            "case": "Script file name (failing.py, failing_<variant>.py, fixed.py).",
+                            "kind": "failing or fixed.",
+                            "exporter": "Exporter the script exercises.",
+                            "code": "The script's code, verbatim.",
+                        },
+                        "facets": ["kind", "exporter"],
+                    },
+                    "observations": {
+                        "description": "Every recorded export attempt, classified by the matcher at build time.",
+                        "columns": OBSERVATION_COLUMNS,
+                        "facets": ["exporter", "stage", "outcome", "torch", "source", "matched_entry"],
+                        "sortable_columns": ["model", "exporter", "outcome", "torch", "duration_s", "peak_rss_mb"],
+                        "label_column": "model",
+                    },
+                    "entry_texts": {
+                        "description": "Error texts observed when each entry's failing scripts ran; the matcher's similarity documents.",
+                        "columns": {"entry": "Entry id.", "seq": "Order.", "text": "The exception text as observed."},
+                    },
+                    "meta": {
+                        "description": "Build facts: schema version and counts.",
+                        "columns": {"key": "Name.", "value": "Value."},
+                    },
+                },
+                "queries": QUERIES,
+            }
+        },
+    }

@@ -1,0 +1,196 @@
+"""The search UI through Datasette's own test client: the app `exportkb serve` runs."""
+import asyncio
+import json
+import re
+
+import pytest
+
+from kb.build import build, ensure_built
+from kb.catalogue import load_catalogue
+from kb.observations import append_observation, read_observations
+from kb.ui.app import make_datasette
+from conftest import REPO
+
+CATALOGUE = load_catalogue(REPO / "entries")
+STATIC = "AssertionError: Guard failed: x.size()[0] == 2"
+
+
+@pytest.fixture(scope="module")
+def ds():
+    db, _ = ensure_built()
+    datasette = make_datasette(db)
+    asyncio.run(datasette.invoke_startup())
+    return datasette
+
+
+def get(ds, path):
+    return asyncio.run(ds.client.get(path))
+
+
+def search(ds, text, lang="en", token=True):
+    async def go():
+        page = await ds.client.get("/")
+        tok = re.search(r'name="csrftoken" value="([^"]+)"', page.text).group(1)
+        data = {"error": text, "lang": lang}
+        if token:
+            data["csrftoken"] = tok
+        return await ds.client.post("/", data=data, cookies={"ds_csrftoken": page.cookies.get("ds_csrftoken")})
+    return asyncio.run(go())
+
+
+def result_ids(html):
+    return re.findall(r'data-entry="([^"]+)"', html)
+
+
+def recorded_errors():
+    """Real error texts, recorded when each entry's failing scripts ran on torch 2.13."""
+    for rec in read_observations(REPO / "observations").records:
+        if rec["source"] == "entry" and rec["outcome"] == "fail" and rec.get("case", "").startswith("failing"):
+            yield pytest.param(rec["entry"], rec["traceback"], id=f"{rec['entry']}/{rec['case']}")
+
+
+@pytest.mark.parametrize("entry_id,text", list(recorded_errors()))
+def test_search_by_each_real_error_puts_its_entry_first(ds, entry_id, text):
+    r = search(ds, text)
+    assert r.status_code == 200
+    assert result_ids(r.text)[0] == entry_id
+
+
+def test_tutorial_static_batch_error_with_links_in_the_chosen_language(ds):
+    r = search(ds, STATIC, lang="ko")
+    assert result_ids(r.text)[0] == "static-batch-size"
+    assert 'href="/docs/ko/entries/static-batch-size.html"' in r.text
+    assert 'href="/kb/observations?matched_entry=static-batch-size"' in r.text
+    assert "seen on torch 2.13.0+cpu" in r.text
+    assert "Guard failed: x.size()[0] == 2" in r.text  # the error as observed
+
+
+def test_older_wording_finds_the_same_entry(ds):
+    r = search(ds, "RuntimeError: Expected input at *args[0].shape[0] to be equal to 2, but got 4")
+    assert result_ids(r.text)[0] == "static-batch-size"
+
+
+def test_unrelated_error_says_no_confident_match_and_how_to_contribute(ds):
+    r = search(ds, "ZeroDivisionError: division by zero")
+    assert r.status_code == 200
+    assert result_ids(r.text) == []
+    assert 'id="no-match"' in r.text and "CONTRIBUTING.md" in r.text
+
+
+@pytest.mark.parametrize("entry", CATALOGUE, ids=[e.id for e in CATALOGUE])
+def test_entry_page(ds, entry):
+    r = get(ds, f"/entry/{entry.id}")
+    assert r.status_code == 200
+    html = r.text
+    assert entry.title.replace("'", "&#39;").replace('"', "&#34;") in html or entry.title in html
+    # The code shown is the code that ran, escaped for HTML.
+    first_line = (entry.folder / "failing.py").read_text().splitlines()[0]
+    assert first_line.replace('"', "&#34;").replace("'", "&#39;").replace("<", "&lt;") in html
+    assert "Observations that hit it" in html and "Corpus models affected" in html
+
+
+def test_unknown_entry_is_404(ds):
+    assert get(ds, "/entry/no-such-entry").status_code == 404
+
+
+def test_facets_on_observations_and_entries(ds):
+    data = get(ds, "/kb/observations.json?_size=0").json()
+    assert {"exporter", "stage", "outcome", "torch", "source", "matched_entry"} <= set(data["facet_results"])
+    outcomes = {f["value"] for f in data["facet_results"]["outcome"]["results"]}
+    assert {"ok", "fail"} <= outcomes
+    entries = get(ds, "/kb/entries.json?_size=0").json()
+    exporters = {f["value"] for f in entries["facet_results"]["exporters"]["results"]}
+    assert {"export", "jit-script", "onnx-legacy"} <= exporters
+
+
+def test_every_table_and_column_is_described(ds):
+    meta = get(ds, "/-/metadata.json").json()["databases"]["kb"]["tables"]
+    for table in ("entries", "cases", "observations", "entry_texts", "meta"):
+        columns = [c["name"] for c in get(ds, f"/kb/{table}.json?_size=0&_extra=columns").json().get("columns_detail", [])] \
+            or get(ds, f"/kb/{table}.json?_size=0").json()["columns"]
+        assert meta[table]["description"]
+        missing = [c for c in columns if c != "rowid" and c not in meta[table]["columns"]]
+        assert not missing, (table, missing)
+
+
+def test_stored_queries(ds):
+    rows = get(ds, "/kb/pass_rate_per_exporter.json?_shape=array").json()
+    assert rows and all(0 <= r["pass_rate_percent"] <= 100 for r in rows)
+    assert {r["exporter"] for r in rows} >= {"export", "jit-script"}
+    hits = get(ds, "/kb/models_for_entry.json?_shape=array&entry=static-batch-size").json()
+    assert {r["model"] for r in hits} == {"static-batch-size/failing.py"}
+    fails = get(ds, "/kb/failures_on_model.json?_shape=array&model=cache-output").json()
+    assert fails and all("cache-output" in r["model"] for r in fails)
+
+
+def test_matrix_page(ds):
+    r = get(ds, "/matrix?source=entry")
+    assert r.status_code == 200
+    assert "static-batch-size/failing.py" in r.text and "outcome-fail" in r.text and "outcome-ok" in r.text
+
+
+# -- security ----------------------------------------------------------------------
+
+def test_database_is_immutable_and_arbitrary_sql_is_off(ds):
+    assert ds.get_database("kb").is_mutable is False
+    assert get(ds, "/kb?sql=select+1").status_code == 403
+    assert ds.setting("sql_time_limit_ms") == 1000
+
+
+def test_post_without_csrf_token_is_refused(ds):
+    assert search(ds, STATIC, token=False).status_code == 403
+
+
+def test_pasted_html_is_rendered_as_text(ds):
+    r = search(ds, STATIC + "\n<script>alert('x')</script><img src=x onerror=alert(1)>")
+    assert "<script>alert" not in r.text and "<img src=x" not in r.text
+    assert "&lt;script&gt;alert(" in r.text
+    assert result_ids(r.text)[0] == "static-batch-size"
+
+
+def test_ten_megabyte_paste_gets_a_note_and_a_result(ds):
+    text = "step ok\n" * 1_300_000 + STATIC
+    r = search(ds, text)
+    assert r.status_code == 200
+    assert "analysed only its last" in r.text
+    assert result_ids(r.text)[0] == "static-batch-size"
+    assert get(ds, "/").status_code == 200  # and the server is still up
+
+
+def test_binary_junk_gets_a_clear_message(ds):
+    async def go():
+        page = await ds.client.get("/")
+        tok = re.search(r'name="csrftoken" value="([^"]+)"', page.text).group(1)
+        body = b"csrftoken=" + tok.encode() + b"&error=" + bytes(range(256)) * 50
+        return await ds.client.post("/", content=body, cookies={"ds_csrftoken": page.cookies.get("ds_csrftoken")},
+                                    headers={"content-type": "application/x-www-form-urlencoded"})
+    r = asyncio.run(go())
+    assert r.status_code in (200, 400)
+    assert "exportkb-error" in r.text or 'id="no-match"' in r.text
+    assert get(ds, "/").status_code == 200
+
+
+def test_empty_paste_is_a_clear_message(ds):
+    r = search(ds, "   ")
+    assert r.status_code == 400 and "no input" in r.text
+
+
+def test_stored_traceback_with_html_is_escaped_everywhere(kb_root):
+    hostile = "AssertionError: Guard failed: x.size()[0] == 2 <script>alert('stored')</script>"
+    append_observation(kb_root / "observations" / "runs.jsonl", {
+        "key": "hostile", "source": "corpus", "model": "<b>evil</b>", "exporter": "export", "stage": "run",
+        "outcome": "fail", "traceback": hostile, "message": hostile, "versions": {"torch": "2.13.0+cpu"}})
+    db = kb_root / "build" / "kb.db"
+    build(db)
+    datasette = make_datasette(db, docs=kb_root / "_build" / "html")
+    asyncio.run(datasette.invoke_startup())
+    for path in ("/entry/static-batch-size", "/kb/observations", "/kb/observations/hostile", "/matrix"):
+        html = asyncio.run(datasette.client.get(path)).text
+        assert "<script>alert('stored')" not in html and "<b>evil</b>" not in html, path
+    assert "&lt;b&gt;evil&lt;/b&gt;" in asyncio.run(datasette.client.get("/entry/static-batch-size")).text
+
+
+def test_paste_over_the_size_limit_is_refused_clearly(ds):
+    r = search(ds, "x" * 17_000_000)
+    assert r.status_code == 413 and "over 16 MB" in r.text
+    assert get(ds, "/").status_code == 200
