@@ -1,6 +1,6 @@
 # exportkb: two commands for a newcomer.
-#   make search Q='<paste an export error>'   set up, build kb.db, search
-#   make test                                  set up and run the test suite
+#   make serve    set up, build kb.db and the docs, serve the search UI and docs on localhost
+#   make test     set up and run the test suite
 # Everything is installed into .venv from pinned versions; torch is held at
 # 2.13.0+cpu by constraints.txt so no dependency can swap it for a CUDA build.
 
@@ -12,9 +12,10 @@ STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha1su
 
 .PHONY: setup system-deps search serve build check test bench devset-eval clean
 
-# Debian packages: Chromium and its driver for the browser tests, gettext for the
+# Debian packages: Chromium and its driver for the browser tests (CJK fonts so Korean
+# and Chinese pages render in screenshots), gettext for the
 # translation catalogues. Installed only when missing (needs root, as on CI).
-SYSTEM_PACKAGES := chromium chromium-driver gettext
+SYSTEM_PACKAGES := chromium chromium-driver gettext fonts-noto-cjk
 
 setup: system-deps $(STAMP)
 
@@ -40,6 +41,11 @@ search: setup
 	elif [ -n "$$Q" ]; then $(BIN)/exportkb search "$$Q"; \
 	else echo "usage: make search Q='<error text>'  or  make search FILE=<log>"; exit 2; fi
 
+# The main job: build what is stale, then serve http://127.0.0.1:8001/ (PORT=... to change).
+PORT ?= 8001
+serve: setup
+	$(BIN)/exportkb serve --port $(PORT)
+
 build: setup
 	$(BIN)/exportkb build
 
@@ -52,6 +58,7 @@ test: setup
 
 bench: setup
 	$(BIN)/python bench/bench_matcher.py
+	$(BIN)/python bench/bench_ui.py
 
 devset-eval: setup
 	$(BIN)/python -m kb.evaluate devset/public.jsonl devset/runs.jsonl

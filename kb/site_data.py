@@ -1,0 +1,274 @@
+"""Read what the documentation site shows out of kb.db, as plain data for the templates.
+
+Nothing here formats text: the jinja2 templates in site/templates/rst decide how it
+reads. Observations from an entry's own scripts (source 'entry') and from corpus models
+(every other source) are kept apart, because a failing script that fails is the entry
+working as intended, while a corpus model that fails is a finding.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .build import load_matcher, primary_block
+from .catalogue import EXPORTERS, STAGES
+from .extract import extract
+
+PASS = "ok"
+
+
+@dataclass
+class Case:
+    name: str
+    kind: str  # "failing" or "fixed"
+    exporter: str
+    code: str
+
+
+@dataclass
+class ObservedError:
+    """One failing case's primary exception, with every torch version it was seen on."""
+    case: str
+    exporter: str
+    stage: str
+    text: str
+    torch: list[str]
+
+
+@dataclass
+class VersionStatus:
+    torch: str
+    failing_run: int
+    failing_failed: int
+    fixed_run: int
+    fixed_ok: int
+
+    @property
+    def status(self) -> str:
+        """'reproduces', 'partly' (some failing cases stopped failing) or 'no-repro'."""
+        if self.failing_failed == 0:
+            return "no-repro"
+        return "reproduces" if self.failing_failed == self.failing_run else "partly"
+
+    @property
+    def fix(self) -> str:
+        if not self.fixed_run:
+            return "not-run"
+        return "works" if self.fixed_ok == self.fixed_run else "fails"
+
+
+@dataclass
+class EntryPage:
+    id: str
+    title: str
+    rule: str
+    exporters: list[str]
+    stage: str
+    tags: list[str]
+    reproduces_on_pinned: bool
+    patterns: list[str]
+    cause: str
+    fix: str
+    notes: str
+    refs: dict[str, list[str]]
+    cases: list[Case] = field(default_factory=list)
+    errors: list[ObservedError] = field(default_factory=list)
+    statuses: list[VersionStatus] = field(default_factory=list)
+    corpus_models: list[tuple[str, int]] = field(default_factory=list)  # (model, observations)
+
+    @property
+    def corpus_hits(self) -> int:
+        return sum(n for _, n in self.corpus_models)
+
+    @property
+    def latest(self) -> VersionStatus | None:
+        return self.statuses[-1] if self.statuses else None
+
+
+@dataclass
+class Rate:
+    passed: int
+    total: int
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.passed / self.total) if self.total else 0
+
+
+@dataclass
+class Cause:
+    entry: str | None  # the explaining entry, or None for a signature no entry explains
+    signature: str
+    count: int
+
+
+@dataclass
+class Corpus:
+    """Corpus observations on the newest torch release that has any."""
+    torch: str | None
+    other_torch: list[str]
+    models: list[str]
+    exporters: list[str]
+    cells: dict[tuple[str, str], Rate]  # (model, exporter) -> attempts that passed
+    per_exporter: dict[str, Rate]  # models that passed / models attempted
+    causes: dict[str, list[Cause]]  # exporter -> top failure causes
+
+    @property
+    def empty(self) -> bool:
+        return not self.models
+
+
+@dataclass
+class EntryRuns:
+    """The entries' own scripts per exporter: what is recorded while the corpus is empty."""
+    exporter: str
+    failing_run: int
+    failing_failed: int
+    fixed_run: int
+    fixed_ok: int
+
+
+@dataclass
+class SiteData:
+    entries: list[EntryPage]
+    corpus: Corpus
+    entry_runs: list[EntryRuns]
+    exporters: tuple[str, ...] = EXPORTERS
+    stages: tuple[str, ...] = STAGES
+
+    def by_exporter(self) -> dict[str, list[EntryPage]]:
+        return {x: [e for e in self.entries if x in e.exporters] for x in self.exporters}
+
+    def by_stage(self) -> dict[str, list[EntryPage]]:
+        return {s: [e for e in self.entries if e.stage == s] for s in self.stages}
+
+    def by_tag(self) -> dict[str, list[EntryPage]]:
+        tags: dict[str, list[EntryPage]] = defaultdict(list)
+        for e in self.entries:
+            for t in e.tags:
+                tags[t].append(e)
+        return dict(sorted(tags.items()))
+
+
+def version_key(v: str) -> tuple:
+    """Order torch versions numerically: 2.9.0 before 2.13.0, local tags ignored."""
+    parts = []
+    for piece in v.split("+")[0].split("."):
+        num = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(num) if num else 0)
+    return tuple(parts), v
+
+
+def _rows(conn: sqlite3.Connection, sql: str, *args) -> list[sqlite3.Row]:
+    return conn.execute(sql, args).fetchall()
+
+
+def _entry_page(conn: sqlite3.Connection, row: sqlite3.Row, matcher) -> EntryPage:
+    eid = row["id"]
+    page = EntryPage(
+        id=eid, title=row["title"], rule=row["rule"], exporters=json.loads(row["exporters"]),
+        stage=row["stage"], tags=json.loads(row["tags"]), reproduces_on_pinned=bool(row["reproduces_on_pinned"]),
+        patterns=json.loads(row["patterns"]), cause=row["cause"], fix=row["fix"], notes=row["notes"] or "",
+        refs=json.loads(row["refs"]),
+    )
+    # failing.py first, its variants by name, the fixed script last: the order a reader compares them.
+    for c in _rows(conn, 'select * from cases where entry = ? order by kind = \'fixed\', "case" != \'failing.py\', "case"',
+                   eid):
+        page.cases.append(Case(c["case"], c["kind"], c["exporter"], c["code"]))
+    obs = _rows(conn, "select * from observations where source = 'entry' and entry = ? order by key", eid)
+
+    errors: dict[tuple[str, str], ObservedError] = {}
+    for o in obs:
+        if o["outcome"] != "fail" or not str(o["case"] or "").startswith("failing"):
+            continue
+        # The exception the entry explains, not the wrapper around it: the same choice
+        # kb.build makes for entry_texts.
+        block = primary_block(extract(o["traceback"] or o["message"] or ""), matcher, eid)
+        text = block.text if block is not None else (o["message"] or "")
+        key = (o["case"], text)
+        if key not in errors:
+            errors[key] = ObservedError(o["case"], o["exporter"], o["stage"], text, [])
+        if o["torch"] and o["torch"] not in errors[key].torch:
+            errors[key].torch.append(o["torch"])
+    order = {c.name: i for i, c in enumerate(page.cases)}
+    page.errors = sorted(errors.values(), key=lambda e: (order.get(e.case, 99), e.case))
+    for e in page.errors:
+        e.torch.sort(key=version_key)
+
+    per_version: dict[str, VersionStatus] = {}
+    for o in obs:
+        if not o["torch"]:
+            continue
+        vs = per_version.setdefault(o["torch"], VersionStatus(o["torch"], 0, 0, 0, 0))
+        if str(o["case"] or "").startswith("failing"):
+            vs.failing_run += 1
+            vs.failing_failed += o["outcome"] != PASS
+        else:
+            vs.fixed_run += 1
+            vs.fixed_ok += o["outcome"] == PASS
+    page.statuses = [per_version[v] for v in sorted(per_version, key=version_key)]
+
+    page.corpus_models = [
+        (r["model"], r["n"]) for r in _rows(
+            conn, "select model, count(*) as n from observations where matched_entry = ? and source != 'entry' "
+            "group by model order by n desc, model", eid)
+    ]
+    return page
+
+
+def _corpus(conn: sqlite3.Connection) -> Corpus:
+    versions = sorted({r[0] for r in _rows(conn, "select distinct torch from observations where source != 'entry' "
+                                                  "and torch is not null")}, key=version_key)
+    if not versions:
+        return Corpus(None, [], [], [], {}, {}, {})
+    latest = versions[-1]
+    obs = _rows(conn, "select model, exporter, outcome, matched_entry, signature from observations "
+                      "where source != 'entry' and torch = ?", latest)
+    cells: dict[tuple[str, str], Rate] = {}
+    for o in obs:
+        r = cells.setdefault((o["model"], o["exporter"]), Rate(0, 0))
+        r.total += 1
+        r.passed += o["outcome"] == PASS
+    models = sorted({m for m, _ in cells})
+    known = [x for x in EXPORTERS if any(x == e for _, e in cells)]
+    exporters = known + sorted({e for _, e in cells} - set(known))
+    per_exporter = {}
+    for x in exporters:
+        attempted = [(m, r) for (m, e), r in cells.items() if e == x]
+        # A model passes an exporter when every attempt on this release passed.
+        per_exporter[x] = Rate(sum(r.passed == r.total for _, r in attempted), len(attempted))
+    causes: dict[str, list[Cause]] = {}
+    for x in exporters:
+        counts = Counter((o["matched_entry"], o["matched_entry"] or o["signature"] or "")
+                         for o in obs if o["exporter"] == x and o["outcome"] != PASS)
+        causes[x] = [Cause(entry, sig if entry is None else "", n)
+                     for (entry, sig), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][1]))[:5]]
+    return Corpus(latest, versions[:-1], models, exporters, cells, per_exporter, causes)
+
+
+def _entry_runs(conn: sqlite3.Connection) -> list[EntryRuns]:
+    runs: dict[str, EntryRuns] = {}
+    for o in _rows(conn, 'select exporter, "case", outcome from observations where source = \'entry\''):
+        r = runs.setdefault(o["exporter"], EntryRuns(o["exporter"], 0, 0, 0, 0))
+        if str(o["case"] or "").startswith("failing"):
+            r.failing_run += 1
+            r.failing_failed += o["outcome"] != PASS
+        else:
+            r.fixed_run += 1
+            r.fixed_ok += o["outcome"] == PASS
+    rank = {x: i for i, x in enumerate(EXPORTERS)}
+    return sorted(runs.values(), key=lambda r: (rank.get(r.exporter, 99), r.exporter))
+
+
+def load(db: Path) -> SiteData:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    conn.row_factory = sqlite3.Row
+    try:
+        matcher = load_matcher(db)
+        entries = [_entry_page(conn, r, matcher) for r in _rows(conn, "select * from entries order by id")]
+        return SiteData(entries, _corpus(conn), _entry_runs(conn))
+    finally:
+        conn.close()

@@ -1,0 +1,104 @@
+"""Turn the catalogue's prose into reStructuredText, and quote values safely for it.
+
+entry.toml prose is written like Markdown: `code` in single backticks, paragraphs split
+by blank lines, and "- " bullet lists. In reStructuredText single backticks mean
+something else, and `*`, `_` and `|` start markup, so every piece of prose goes through
+here before it reaches a template. A stray markup character would otherwise become a
+docutils warning, and the site is built with -W.
+"""
+from __future__ import annotations
+
+import re
+
+# Characters that may touch an inline literal's start or end without an escaped space
+# (docutils' inline markup recognition rules, kept to the ASCII set we need).
+_OK_BEFORE = set(" \n\t'\"([{<-/:")
+_OK_AFTER = set(" \n\t'\")]}>-/:.,;!?\\")
+_URL = re.compile(r"https?://[^\s<>`]+[^\s<>`.,;:!?)\]'\"]")
+_ENUMERATOR = re.compile(r"^(\d+|[a-zA-Z#]|[ivxlcdmIVXLCDM]+)[.)]\s")
+_BULLET = re.compile(r"^[-*+]\s+")
+
+
+def escape(text: str) -> str:
+    """Plain text with every character that could start RST inline markup escaped."""
+    out = []
+    pos = 0
+    for m in _URL.finditer(text):
+        out.append(_escape_plain(text[pos:m.start()]))
+        out.append(m.group(0))  # docutils links bare URLs itself; escapes would break them
+        pos = m.end()
+    out.append(_escape_plain(text[pos:]))
+    return "".join(out)
+
+
+def _escape_plain(text: str) -> str:
+    text = text.replace("\\", "\\\\")
+    return re.sub(r"([*_|`])", r"\\\1", text)
+
+
+def literal(value: str) -> str:
+    """An inline literal for an identifier or a short value (never contains ``)."""
+    value = " ".join(str(value).split())
+    return f"``{value}``" if value and "``" not in value else escape(value)
+
+
+def inline(text: str) -> str:
+    """One paragraph of Markdown-style prose as RST inline text."""
+    text = " ".join(text.split())
+    pieces = re.split(r"(`[^`]+`)", text)
+    out: list[str] = []
+    for i, piece in enumerate(pieces):
+        if i % 2 == 0:
+            out.append(escape(piece))
+            continue
+        code = piece[1:-1].strip()
+        if not code or "``" in code:
+            out.append(escape(code))
+            continue
+        before = "".join(out)[-1:] if out else ""
+        after = pieces[i + 1][:1] if i + 1 < len(pieces) else ""
+        # docutils only sees ``...`` as a literal when it is delimited; an escaped space
+        # delimits it and renders as nothing ("``Tensor``\ s" shows "Tensors").
+        lead = "" if not before or before in _OK_BEFORE else "\\ "
+        trail = "" if not after or after in _OK_AFTER else "\\ "
+        out.append(f"{lead}``{code}``{trail}")
+    return "".join(out)
+
+
+def blocks(text: str) -> list[tuple[str, str]]:
+    """Split prose into ('p', paragraph) and ('li', list item) blocks, lines joined."""
+    result: list[tuple[str, list[str]]] = []
+    for line in text.strip().splitlines():
+        if not line.strip():
+            result.append(("", []))
+        elif _BULLET.match(line):
+            result.append(("li", [_BULLET.sub("", line)]))
+        elif result and result[-1][0] == "li" and line[:1].isspace():
+            result[-1][1].append(line)
+        elif result and result[-1][0] == "p":
+            result[-1][1].append(line)
+        else:
+            result.append(("p", [line]))
+    return [(kind, " ".join(" ".join(lines).split())) for kind, lines in result if kind]
+
+
+def prose(text: str) -> str:
+    """Markdown-style prose (paragraphs and "- " lists) as RST body text."""
+    parts: list[str] = []
+    previous = ""
+    for kind, body in blocks(text):
+        rst = inline(body)
+        if kind == "p":
+            if _ENUMERATOR.match(rst) or _BULLET.match(rst):
+                rst = "\\" + rst  # a paragraph that merely starts like a list item
+            parts.append("\n" + rst + "\n")
+        else:
+            # Consecutive items form one list; a blank line must separate it from a paragraph.
+            parts.append(("" if previous == "li" else "\n") + "- " + rst + "\n")
+        previous = kind
+    return "".join(parts).strip("\n") + "\n"
+
+
+def heading(title: str, char: str) -> str:
+    """A section title with its underline (the underline must be at least as long)."""
+    return f"{title}\n{char * max(len(title), 3)}"
