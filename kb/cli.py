@@ -227,6 +227,26 @@ def check(entry_ids, record, jobs, timeout):
 
 
 @cli.command()
+@click.argument("entry_id")
+def new(entry_id):
+    """Scaffold entries/ENTRY_ID with entry.toml, failing.py and fixed.py to fill in."""
+    from .catalogue import ID_RE
+
+    if not ID_RE.fullmatch(entry_id):
+        raise click.UsageError(f"'{entry_id}' is not a valid id: use lowercase words joined by '-'")
+    folder = paths.entries_dir() / entry_id
+    if folder.exists():
+        raise click.ClickException(f"entries/{entry_id} already exists")
+    templates = Path(__file__).parent / "scaffold"
+    folder.mkdir(parents=True)
+    for name in ("entry.toml", "failing.py", "fixed.py"):
+        text = (templates / f"{name}.tmpl").read_text(encoding="utf-8")
+        (folder / name).write_text(text.replace("{id}", entry_id), encoding="utf-8")
+    out.print(f"created entries/{entry_id}/: fill in entry.toml, failing.py and fixed.py, "
+              f"then run [bold]exportkb check {entry_id}[/]")
+
+
+@cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8001, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--no-docs", is_flag=True, help="Do not build the documentation site first.")

@@ -121,3 +121,15 @@ def test_broken_entry_is_a_clear_error_not_a_traceback(kb_root):
     assert r.returncode == 1
     err = r.stderr.decode()
     assert "entries/half-written: missing entry.toml" in err and "Traceback" not in err
+
+
+def test_new_scaffolds_an_entry_that_loads_and_check_rejects_until_filled(kb_root):
+    env = {"EXPORTKB_ROOT": str(kb_root)}
+    r = run("new", "my-new-case", env=env)
+    assert r.returncode == 0, r.stderr.decode()
+    folder = kb_root / "entries" / "my-new-case"
+    assert sorted(p.name for p in folder.iterdir()) == ["entry.toml", "failing.py", "fixed.py"]
+    listed = json.loads(run("entries", "--json", env=env).stdout)
+    assert "my-new-case" in [e["id"] for e in listed]
+    assert run("new", "my-new-case", env=env).returncode == 1  # never overwrites
+    assert run("new", "Bad_Id", env=env).returncode == 2
