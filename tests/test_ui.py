@@ -74,7 +74,9 @@ def test_unrelated_error_says_no_confident_match_and_how_to_contribute(ds):
     r = search(ds, "ZeroDivisionError: division by zero")
     assert r.status_code == 200
     assert result_ids(r.text) == []
-    assert 'id="no-match"' in r.text and "CONTRIBUTING.md" in r.text
+    assert 'id="no-match"' in r.text and 'href="/contribute"' in r.text
+    guide = get(ds, "/contribute")
+    assert guide.status_code == 200 and "exportkb new" in guide.text
 
 
 @pytest.mark.parametrize("entry", CATALOGUE, ids=[e.id for e in CATALOGUE])

@@ -17,7 +17,7 @@ from kb.build import load_matcher
 from kb.textin import EmptyInput, read_input
 
 LANGS = {"en": "English", "ko": "한국어", "zh_CN": "简体中文"}
-CONTRIBUTE_URL = "https://github.com/exportkb/exportkb/blob/main/CONTRIBUTING.md"
+CONTRIBUTE_URL = "/contribute"  # CONTRIBUTING.md, served from the checkout
 # Pastes beyond this are refused before parsing: the matcher reads at most 1 MB of the
 # tail anyway, and the form is for errors and logs, not uploads.
 MAX_POST_BYTES = 16_000_000
@@ -157,6 +157,15 @@ async def _exporters(db) -> list[str]:
     return [e for e in EXPORTERS if e in seen] + sorted(seen - set(EXPORTERS))
 
 
+async def contribute(datasette, request):
+    from kb import paths
+
+    guide = paths.root() / "CONTRIBUTING.md"
+    text = guide.read_text(encoding="utf-8") if guide.exists() else "See CONTRIBUTING.md in the repository."
+    html = await datasette.render_template("exportkb_contribute.html", {"guide": text}, request=request)
+    return Response.html(html)
+
+
 async def docs_index(request):
     lang = _lang((request.url_vars.get("lang") or "en").strip("/"))
     return Response.redirect(f"/docs/{lang}/index.html")
@@ -168,6 +177,7 @@ def register_routes():
         (r"^/$", home),
         (r"^/entry/(?P<entry_id>[a-z0-9-]{1,100})$", entry_page),
         (r"^/matrix$", matrix),
+        (r"^/contribute$", contribute),
         (r"^/docs/?$", docs_index),
         (r"^/docs/(?P<lang>en|ko|zh_CN)/?$", docs_index),
     ]
