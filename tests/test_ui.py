@@ -196,3 +196,18 @@ def test_paste_over_the_size_limit_is_refused_clearly(ds):
     r = search(ds, "x" * 17_000_000)
     assert r.status_code == 413 and "over 16 MB" in r.text
     assert get(ds, "/").status_code == 200
+
+
+def test_docs_links_serve_the_built_page_or_fall_back_to_the_entry_page(kb_root):
+    db = kb_root / "build" / "kb.db"
+    build(db)
+    docs = kb_root / "_build" / "html"
+    datasette = make_datasette(db, docs=docs)
+    asyncio.run(datasette.invoke_startup())
+    r = asyncio.run(datasette.client.get("/docs/ko/entries/static-batch-size.html"))
+    assert r.status_code == 302 and r.headers["location"] == "/entry/static-batch-size?lang=ko"
+    (docs / "ko" / "entries").mkdir(parents=True)
+    (docs / "ko" / "entries" / "static-batch-size.html").write_text("<h1>정적 배치</h1>", encoding="utf-8")
+    r = asyncio.run(datasette.client.get("/docs/ko/entries/static-batch-size.html"))
+    assert r.status_code == 200 and "정적 배치" in r.text
+    assert asyncio.run(datasette.client.get("/docs/ko")).headers["location"] == "/docs/ko/index.html"

@@ -166,6 +166,17 @@ async def contribute(datasette, request):
     return Response.html(html)
 
 
+async def docs_entry(datasette, request):
+    """An entry's docs page; until the site has been built, the entry page stands in."""
+    from .app import docs_dir
+
+    lang, entry_id = _lang(request.url_vars["lang"]), request.url_vars["entry_id"]
+    page = docs_dir() / lang / "entries" / f"{entry_id}.html"
+    if page.is_file():
+        return Response(page.read_text(encoding="utf-8"), content_type="text/html; charset=utf-8")
+    return Response.redirect(f"/entry/{entry_id}?lang={lang}")
+
+
 async def docs_index(request):
     lang = _lang((request.url_vars.get("lang") or "en").strip("/"))
     return Response.redirect(f"/docs/{lang}/index.html")
@@ -179,6 +190,7 @@ def register_routes():
         (r"^/matrix$", matrix),
         (r"^/contribute$", contribute),
         (r"^/docs/?$", docs_index),
+        (r"^/docs/(?P<lang>en|ko|zh_CN)/entries/(?P<entry_id>[a-z0-9-]{1,100})\.html$", docs_entry),
         (r"^/docs/(?P<lang>en|ko|zh_CN)/?$", docs_index),
     ]
 
