@@ -227,6 +227,89 @@ def check(entry_ids, record, jobs, timeout):
 
 
 @cli.command()
+@click.option("--corpus", "sources", default="transformers,torchvision,timm,exportdb,entry", show_default=True,
+              help="Comma-separated corpus sources (or module:dotted.name for a custom one).")
+@click.option("--exporters", default=",".join(("export", "export-strict", "export-dynamic", "jit-script", "jit-trace",
+              "onnx", "onnx-legacy", "aoti", "executorch")), show_default=True, help="Comma-separated exporter ids.")
+@click.option("--models", default=None, help="Comma-separated glob patterns of model ids (e.g. 'bert,gpt2,resnet*').")
+@click.option("--jobs", "-j", default=2, show_default=True, type=click.IntRange(1, 64), help="Models in parallel.")
+@click.option("--shard", default=None, help="Take shard i of n (e.g. 2/8) of the models, for a CI matrix or a cluster.")
+@click.option("--timeout", default=600.0, show_default=True, help="Seconds per attempt.")
+@click.option("--build-timeout", default=300.0, show_default=True, help="Seconds to build one model.")
+@click.option("--memory-mb", default=8000.0, show_default=True, help="Resident memory limit per attempt.")
+@click.option("--limit", default=None, type=int, help="At most this many models (after resume filtering).")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Observations file (default observations/corpus-torch-<version>[.shard-i-of-n].jsonl).")
+@click.option("--merge", is_flag=True, help="Merge shard files into their unsharded file and exit.")
+def collect(sources, exporters, models, jobs, shard, timeout, build_timeout, memory_mb, limit, out_path, merge):
+    """Run exporters over the corpus in isolated warm workers; append observations (resumable)."""
+    try:
+        from collectors.collect import collect as run_collect, merge as run_merge, parse_shard
+    except ImportError as exc:
+        raise click.ClickException(f"exportkb collect needs the collectors: {exc}") from None
+    if merge:
+        for target, added in run_merge():
+            out.print(f"merged {added} observations into {target.name}")
+        return
+    try:
+        shard_spec = parse_shard(shard)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    # No auto-refresh thread: workers are forked from this process, and a fork must not
+    # happen while another thread holds a lock (the console's) the child would inherit.
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[counts]}"),
+                  TimeElapsedColumn(), TimeRemainingColumn(), console=err, auto_refresh=False) as bar:
+        task = bar.add_task("collecting", total=None, counts="")
+
+        def progress(done, total, tally, label):
+            counts = " ".join(f"{k}={v}" for k, v in sorted(tally.counts.items()))
+            bar.update(task, completed=done, total=total, description=label[:60], counts=counts)
+            bar.refresh()
+
+        try:
+            path, tally, total = run_collect(
+                [s.strip() for s in sources.split(",") if s.strip()], [e.strip() for e in exporters.split(",") if e.strip()],
+                models=[m.strip() for m in models.split(",")] if models else None, jobs=jobs, shard=shard_spec,
+                attempt_timeout=timeout, build_timeout=build_timeout, memory_mb=memory_mb, out=out_path, limit=limit,
+                progress=progress)
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(tally.counts.items())) or "nothing to do"
+    out.print(f"{tally.attempts}/{total} attempts recorded in {path}: {counts}")
+
+
+@cli.command()
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
+@click.option("--json", "as_json", is_flag=True)
+def unexplained(limit, as_json):
+    """The most frequent failure signatures that no entry explains, with counts and example models."""
+    from .build import ensure_built
+    from .unexplained import unexplained_signatures
+
+    try:
+        db, _ = ensure_built()
+    except EntryError as exc:
+        raise click.ClickException(str(exc)) from None
+    rows = unexplained_signatures(db, limit)
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    if not rows:
+        out.print("Every failed observation is explained by an entry.")
+        return
+    from rich.table import Table
+
+    table = Table()
+    for col in ("failures", "signature", "exporters", "example models"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(str(r["failures"]), escape(r["signature"][:160]), ", ".join(r["exporters"]), ", ".join(r["examples"]))
+    out.print(table)
+
+
+@cli.command()
 @click.argument("entry_id")
 def new(entry_id):
     """Scaffold entries/ENTRY_ID with entry.toml, failing.py and fixed.py to fill in."""

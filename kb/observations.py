@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SCHEMA = 1
-OUTCOMES = ("ok", "fail", "timeout", "crash", "oom", "build")
+# skip: the exporter does not apply (export-dynamic on a model without a batch dim).
+# build: the model could not even be built; kept apart from export failures.
+OUTCOMES = ("ok", "fail", "timeout", "crash", "oom", "build", "skip")
 REQUIRED = ("key", "source", "model", "exporter", "stage", "outcome", "versions")
 VERSIONED_LIBS = ("torch", "transformers", "onnx", "onnxscript", "onnxruntime", "executorch")
 

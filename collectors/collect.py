@@ -1,0 +1,251 @@
+"""`exportkb collect`: every chosen exporter over every chosen corpus model.
+
+The parent imports the heavy libraries and runs one export (pool.warm_up), then forks
+one child per model. The child builds the model once and forks a grandchild per
+exporter, so a build failure is a `build` observation and an exporter that hangs,
+crashes or runs out of memory costs only its own attempt. Results stream back as they
+finish and the parent, the only writer, appends each as one whole line.
+
+Resuming: an attempt whose key (source, model, exporter, case definition, versions) is
+already in observations/ is not run again, so a killed run picks up where it stopped,
+with nothing lost and nothing twice.
+"""
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import inspect
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from kb import paths
+from kb.catalogue import EXPORTERS
+from kb.observations import SCHEMA, append_observation, existing_keys, observation_key, read_observations
+
+from . import corpus
+from .corpus.base import ModelSpec
+from .pool import imap_forked, run_forked, warm_up
+from .portable import portable, trim
+from .versions import environment, library_versions
+
+DEFAULT_SOURCES = ("transformers", "torchvision", "timm", "exportdb", "entry")
+
+
+@dataclass
+class ModelTask:
+    module: object  # the source module that builds it (the child is a fork: no pickling)
+    spec: ModelSpec
+    case_hash: str
+    exporters: list[str]
+    build_key: str
+    keys: dict[str, str]
+
+
+@dataclass
+class Tally:
+    counts: dict[str, int] = field(default_factory=dict)
+    attempts: int = 0
+
+    def add(self, outcome: str) -> None:
+        self.counts[outcome] = self.counts.get(outcome, 0) + 1
+        self.attempts += 1
+
+
+def _source_module(name: str):
+    """A corpus source: a name from corpus.SOURCE_MODULES, or `module:dotted.path` for others."""
+    if name.startswith("module:"):
+        import importlib
+
+        return importlib.import_module(name.removeprefix("module:"))
+    return corpus.source(name)
+
+
+def _definition_hash(module, spec: ModelSpec) -> str:
+    """What defines a case before it is built: the source's code, and an entry's script."""
+    h = hashlib.sha256(inspect.getsource(module).encode())
+    if spec.source == "entry":
+        entry_id, script = spec.id.split("/", 1)
+        h.update((paths.entries_dir() / entry_id / script).read_bytes())
+    h.update(spec.id.encode())
+    return h.hexdigest()[:16]
+
+
+def parse_shard(text: str | None) -> tuple[int, int] | None:
+    if not text:
+        return None
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise ValueError(f"--shard takes i/n, like 2/8; got {text!r}") from None
+    if not 1 <= i <= n:
+        raise ValueError(f"--shard {text}: i must be between 1 and n")
+    return i, n
+
+
+def output_path(versions: dict, shard: tuple[int, int] | None, folder: Path | None = None) -> Path:
+    folder = folder or paths.observations_dir()
+    name = f"corpus-torch-{versions.get('torch') or 'none'}"
+    if shard:
+        name += f".shard-{shard[0]}-of-{shard[1]}"
+    return folder / f"{name}.jsonl"
+
+
+def plan(sources: list[str], exporters: list[str], models: list[str] | None, shard: tuple[int, int] | None,
+         versions: dict, done: set[str], limit: int | None = None) -> list[ModelTask]:
+    tasks = []
+    specs: list[tuple[object, ModelSpec]] = []
+    for name in sources:
+        module = _source_module(name)
+        specs.extend((module, s) for s in module.list_models())
+    specs.sort(key=lambda ms: (ms[1].source, ms[1].id))
+    if models:
+        specs = [ms for ms in specs if any(fnmatch.fnmatch(ms[1].id, p) or fnmatch.fnmatch(f"{ms[1].source}/{ms[1].id}", p)
+                                           for p in models)]
+    if shard:
+        specs = [ms for i, ms in enumerate(specs) if i % shard[1] == shard[0] - 1]
+    for module, spec in specs:
+        case_hash = _definition_hash(module, spec)
+        build_key = observation_key(spec.source, spec.id, "build", case_hash, versions)
+        if build_key in done:
+            continue
+        keys = {e: observation_key(spec.source, spec.id, e, case_hash, versions) for e in exporters}
+        todo = [e for e in exporters if keys[e] not in done]
+        if todo:
+            tasks.append(ModelTask(module, spec, case_hash, todo, build_key, keys))
+    return tasks[:limit] if limit else tasks
+
+
+def _model_worker(attempt_timeout: float, memory_mb: float):
+    def work(task: ModelTask, emit: Callable[[dict], None]) -> None:
+        case = task.module.build(task.spec.id)
+        emit({"type": "built"})
+        for exporter in task.exporters:
+            def one(emit2, exporter=exporter):
+                from . import exporters as ex
+
+                ex.STAGE_LISTENER = lambda stage: emit2({"type": "stage", "stage": stage})
+                emit2({"type": "stage", "stage": "capture"})
+                emit2({"type": "attempt", **asdict(ex.attempt(exporter, case))})
+
+            out = run_forked(one, timeout_s=attempt_timeout, memory_mb=memory_mb)
+            emit({"type": "attempt-done", "exporter": exporter, "outcome": out.outcome, "signal": out.signal,
+                  "duration_s": out.duration_s, "peak_rss_mb": out.peak_rss_mb, "returncode": out.returncode,
+                  "messages": out.messages, "output": out.output[-6000:]})
+    return work
+
+
+def _record(task: ModelTask, exporter: str, versions: dict, env: dict, **fields) -> dict:
+    return {"schema": SCHEMA, "key": task.keys.get(exporter, task.build_key), "source": task.spec.source,
+            "model": task.spec.id, "family": task.spec.family, "exporter": exporter, "versions": versions,
+            **env, "case_hash": task.case_hash, **fields}
+
+
+def _attempt_record(task: ModelTask, done: dict, versions: dict, env: dict, repo: Path) -> dict:
+    messages = done["messages"]
+    result = next((m for m in messages if m.get("type") == "attempt"), None)
+    stage = next((m["stage"] for m in reversed(messages) if m.get("type") == "stage"), "capture")
+    common = {"duration_s": done["duration_s"], "peak_rss_mb": done["peak_rss_mb"],
+              "returncode": done["returncode"], "signal": done["signal"]}
+    if done["outcome"] == "ok" and result:
+        tb = result["traceback"]
+        return _record(task, done["exporter"], versions, env, stage=result["failed_stage"] or "numeric",
+                       outcome=result["outcome"] if result["outcome"] != "ok" else "ok",
+                       exc_type=result["exc_type"], message=result["message"],
+                       traceback=trim(portable(tb, repo)) if tb else None, stages=result["stages"], **common)
+    # The attempt's process hung, crashed, ran out of memory or died before reporting.
+    outcome = done["outcome"] if done["outcome"] in ("timeout", "crash", "oom") else "crash"
+    what = {"timeout": "timed out", "oom": "exceeded the memory limit", "crash": "crashed"}[outcome]
+    message = f"the {done['exporter']} attempt {what} in stage {stage}" + (f" ({done['signal']})" if done["signal"] else "")
+    output = trim(portable(done["output"], repo)) if done["output"].strip() else None
+    return _record(task, done["exporter"], versions, env, stage=stage, outcome=outcome, exc_type=None,
+                   message=message, traceback=output, stages=[], **common)
+
+
+def collect(sources: list[str], exporters: list[str], *, models: list[str] | None = None, jobs: int = 2,
+            shard: tuple[int, int] | None = None, attempt_timeout: float = 600.0, build_timeout: float = 300.0,
+            memory_mb: float = 8000.0, out: Path | None = None, limit: int | None = None,
+            progress: Callable[[int, int, Tally, str], None] | None = None) -> tuple[Path, Tally, int]:
+    unknown = [e for e in exporters if e not in EXPORTERS]
+    if unknown:
+        raise ValueError(f"unknown exporter(s) {unknown}; known: {', '.join(EXPORTERS)}")
+    versions, env = library_versions(), environment()
+    out = out or output_path(versions, shard)
+    done = {r["key"] for r in read_observations(out.parent).records} | existing_keys(out)
+    tasks = plan(sources, exporters, models, shard, versions, done, limit)
+    total = sum(len(t.exporters) for t in tasks)
+    warm_up()
+    tally = Tally()
+    repo = paths.root()
+
+    def on_message(task: ModelTask, message: dict) -> None:
+        if message.get("type") != "attempt-done":
+            return
+        record = _attempt_record(task, message, versions, env, repo)
+        if record["key"] not in done:
+            append_observation(out, record)
+            done.add(record["key"])
+        tally.add(record["outcome"])
+        if progress:
+            progress(tally.attempts, total, tally, f"{task.spec.source}/{task.spec.id} {message['exporter']}")
+
+    def budget_after(messages: list[dict]) -> float:
+        # Once built, the model's child gets a full attempt budget per remaining exporter.
+        return attempt_timeout + 30 if any(m.get("type") == "built" for m in messages) else 0.0
+
+    work = _model_worker(attempt_timeout, memory_mb)
+    for task, outcome in imap_forked(tasks, work, jobs=jobs, on_message=on_message, timeout_s=build_timeout,
+                                     memory_mb=memory_mb, budget_after=budget_after):
+        built = any(m.get("type") == "built" for m in outcome.messages)
+        if built:
+            continue
+        error = next((m for m in outcome.messages if m.get("type") == "error"), None)
+        if error:
+            message = f"{error['exc_type']}: {error['message']}"
+        else:
+            message = {"timeout": f"building the model timed out after {build_timeout:.0f}s",
+                       "oom": f"building the model exceeded {memory_mb:.0f} MB",
+                       "crash": f"building the model crashed ({outcome.signal})"}.get(outcome.outcome, "building the model failed")
+        record = _record(task, "build", versions, env, stage="build", outcome="build",
+                         exc_type=error["exc_type"] if error else None, message=message,
+                         traceback=trim(portable(outcome.output, repo)) if outcome.output.strip() else None,
+                         stages=[], duration_s=outcome.duration_s, peak_rss_mb=outcome.peak_rss_mb,
+                         returncode=outcome.returncode, signal=outcome.signal)
+        record["key"] = task.build_key
+        if record["key"] not in done:
+            append_observation(out, record)
+            done.add(record["key"])
+        tally.add("build")
+        for _ in task.exporters[1:]:
+            tally.attempts += 1  # the other exporters of an unbuildable model are settled too
+        if progress:
+            progress(tally.attempts, total, tally, f"{task.spec.source}/{task.spec.id} (build failed)")
+    return out, tally, total
+
+
+def merge(folder: Path | None = None) -> list[tuple[Path, int]]:
+    """Merge shard files (corpus-*.shard-i-of-n.jsonl) into their unsharded file, deduplicated."""
+    folder = folder or paths.observations_dir()
+    merged = []
+    groups: dict[Path, list[Path]] = {}
+    for shard in sorted(folder.glob("*.shard-*-of-*.jsonl")):
+        target = folder / (shard.name.split(".shard-")[0] + ".jsonl")
+        groups.setdefault(target, []).append(shard)
+    for target, shards in groups.items():
+        keys = existing_keys(target)
+        added = 0
+        for shard in shards:
+            for raw in shard.read_bytes().splitlines():
+                try:
+                    record = json.loads(raw)
+                except json.JSONDecodeError:
+                    continue  # a torn line from a killed shard: that attempt is redone on resume
+                if record.get("key") and record["key"] not in keys:
+                    append_observation(target, record)
+                    keys.add(record["key"])
+                    added += 1
+        for shard in shards:
+            shard.unlink()
+        merged.append((target, added))
+    return merged

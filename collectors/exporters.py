@@ -1,0 +1,296 @@
+"""The nine exporters, each a sequence of stages run against one case.
+
+Stages, in order: capture -> lower (lowering or translation) -> save-load (round trip
+through bytes or a file) -> run -> numeric (agreement with eager on fresh inputs).
+A stage that does not apply to an exporter is skipped. The first failing stage ends
+the attempt; its exception is what the knowledge base classifies.
+
+This module imports torch and runs inside an isolated worker (collectors.pool).
+"""
+from __future__ import annotations
+
+import io
+import tempfile
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+from torch.utils import _pytree as pytree
+
+from .corpus.base import Case
+
+RTOL = ATOL = 1e-3
+
+
+class StageFailed(Exception):
+    def __init__(self, stage: str, error: BaseException):
+        super().__init__(stage)
+        self.stage, self.error = stage, error
+
+
+class Mismatch(AssertionError):
+    """An exported program ran but disagreed with eager: the most important failure to catch."""
+
+
+@dataclass
+class Attempt:
+    exporter: str
+    stages: list[dict] = field(default_factory=list)
+    outcome: str = "ok"
+    failed_stage: str | None = None
+    exc_type: str | None = None
+    message: str | None = None
+    traceback: str | None = None
+
+
+# Called with each stage's name as it starts, so that the parent knows where an attempt
+# was when its process hung or crashed.
+STAGE_LISTENER: Callable[[str], None] | None = None
+
+
+def _run_stage(attempt: Attempt, stage: str, fn: Callable[[], Any]) -> Any:
+    if STAGE_LISTENER:
+        STAGE_LISTENER(stage)
+    start = time.perf_counter()
+    try:
+        value = fn()
+    except Exception as exc:  # every failure of a stage is data
+        attempt.stages.append({"stage": stage, "outcome": "fail", "duration_s": round(time.perf_counter() - start, 3)})
+        raise StageFailed(stage, exc) from exc
+    attempt.stages.append({"stage": stage, "outcome": "ok", "duration_s": round(time.perf_counter() - start, 3)})
+    return value
+
+
+def _skip(attempt: Attempt, stage: str) -> None:
+    attempt.stages.append({"stage": stage, "outcome": "skip", "duration_s": 0.0})
+
+
+# -- inputs and comparison ---------------------------------------------------------
+
+def fresh_inputs(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """New values of the same shapes: floats redrawn, integer inputs (ids, masks) kept."""
+    def redraw(x):
+        return torch.randn_like(x) if isinstance(x, torch.Tensor) and x.is_floating_point() else x
+    return pytree.tree_map(redraw, (args, kwargs))
+
+
+def tensor_leaves(value: Any) -> list[torch.Tensor]:
+    return [x for x in pytree.tree_leaves(value) if isinstance(x, torch.Tensor)]
+
+
+def outputs_of(value: Any) -> list[torch.Tensor]:
+    """Tensor leaves of a model's output, looking inside ModelOutput and cache objects."""
+    leaves = []
+    for leaf in pytree.tree_leaves(value):
+        if isinstance(leaf, torch.Tensor):
+            leaves.append(leaf)
+        elif hasattr(leaf, "to_tuple"):  # transformers ModelOutput not registered as a pytree
+            leaves.extend(outputs_of(leaf.to_tuple()))
+    return leaves
+
+
+def compare(actual: Any, expected: Any, what: str) -> None:
+    got, want = outputs_of(actual), outputs_of(expected)
+    if len(got) != len(want):
+        raise Mismatch(f"{what}: the program returned {len(got)} tensors, eager returned {len(want)}")
+    for i, (g, w) in enumerate(zip(got, want)):
+        g = torch.as_tensor(g)
+        if g.shape != w.shape:
+            raise Mismatch(f"{what}: output {i} has shape {tuple(g.shape)}, eager has {tuple(w.shape)}")
+        try:
+            torch.testing.assert_close(g.to(w.dtype), w, rtol=RTOL, atol=ATOL, equal_nan=True)
+        except AssertionError as exc:
+            raise Mismatch(f"{what}: output {i} disagrees with eager: {str(exc).splitlines()[0]} "
+                           f"{' '.join(str(exc).split()[1:40])}") from None
+
+
+def eager(case: Case, args: tuple, kwargs: dict) -> Any:
+    with torch.no_grad():
+        return case.model(*args, **kwargs)
+
+
+def _numeric(attempt: Attempt, case: Case, call: Callable[[tuple, dict], Any], *, alt: bool = False) -> None:
+    args, kwargs = fresh_inputs(case.args, case.kwargs)
+    _run_stage(attempt, "numeric", lambda: compare(call(args, kwargs), eager(case, args, kwargs), "fresh inputs"))
+    if alt and case.alt_args is not None:
+        alt_args, alt_kwargs = case.alt_args, case.alt_kwargs or {}
+        _run_stage(attempt, "numeric", lambda: compare(call(alt_args, alt_kwargs), eager(case, alt_args, alt_kwargs),
+                                                        "inputs of another batch size"))
+
+
+# -- exporters ---------------------------------------------------------------------
+
+def _export_family(attempt: Attempt, case: Case, *, strict: bool, dynamic: bool) -> None:
+    if dynamic and case.dynamic_shapes is None:
+        for s in ("capture", "lower", "save-load", "run", "numeric"):
+            _skip(attempt, s)
+        attempt.outcome = "skip"
+        return
+    shapes = case.dynamic_shapes if dynamic else None
+    ep = _run_stage(attempt, "capture", lambda: torch.export.export(
+        case.model, case.args, case.kwargs or None, dynamic_shapes=shapes, strict=strict))
+    _run_stage(attempt, "lower", lambda: ep.run_decompositions())
+
+    def round_trip():
+        buf = io.BytesIO()
+        torch.export.save(ep, buf)
+        buf.seek(0)
+        return torch.export.load(buf)
+    loaded = _run_stage(attempt, "save-load", round_trip)
+    module = loaded.module()
+    run_args = (case.alt_args, case.alt_kwargs or {}) if dynamic and case.alt_args is not None else (case.args, case.kwargs)
+    _run_stage(attempt, "run", lambda: module(*run_args[0], **run_args[1]))
+    _numeric(attempt, case, lambda a, k: module(*a, **k), alt=dynamic)
+
+
+def export(attempt, case, workdir):
+    _export_family(attempt, case, strict=False, dynamic=False)
+
+
+def export_strict(attempt, case, workdir):
+    _export_family(attempt, case, strict=True, dynamic=False)
+
+
+def export_dynamic(attempt, case, workdir):
+    _export_family(attempt, case, strict=False, dynamic=True)
+
+
+def _jit_round_trip(scripted):
+    buf = io.BytesIO()
+    torch.jit.save(scripted, buf)
+    buf.seek(0)
+    return torch.jit.load(buf)
+
+
+def jit_script(attempt, case, workdir):
+    scripted = _run_stage(attempt, "capture", lambda: torch.jit.script(case.model))
+    _skip(attempt, "lower")
+    loaded = _run_stage(attempt, "save-load", lambda: _jit_round_trip(scripted))
+    _run_stage(attempt, "run", lambda: loaded(*case.args, **case.kwargs))
+    _numeric(attempt, case, lambda a, k: loaded(*a, **k))
+
+
+def jit_trace(attempt, case, workdir):
+    def trace():
+        if case.kwargs:
+            return torch.jit.trace(case.model, example_kwarg_inputs=case.kwargs, strict=False, check_trace=False)
+        return torch.jit.trace(case.model, case.args, strict=False, check_trace=False)
+    traced = _run_stage(attempt, "capture", trace)
+    _skip(attempt, "lower")
+    loaded = _run_stage(attempt, "save-load", lambda: _jit_round_trip(traced))
+
+    def call(a, k):
+        return loaded(*a, **k)
+    _run_stage(attempt, "run", lambda: call(case.args, case.kwargs))
+    # Tracing bakes in control flow and shapes: a traced program that silently returns
+    # wrong results on another batch size is the failure that matters most.
+    _numeric(attempt, case, call, alt=True)
+
+
+def _ort_session(path: Path):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def _ort_call(session, args: tuple, kwargs: dict):
+    feeds = [x.detach().numpy() for x in tensor_leaves((args, kwargs))]
+    names = [i.name for i in session.get_inputs()]
+    if len(names) != len(feeds):
+        raise RuntimeError(f"the ONNX graph takes {len(names)} inputs, the case has {len(feeds)} tensors")
+    return [torch.from_numpy(x) for x in session.run(None, dict(zip(names, feeds)))]
+
+
+def _onnx_stage_of(exc: BaseException) -> str:
+    text = str(exc)
+    # The dynamo-based exporter says which of its steps failed: torch.export (1/3),
+    # decompositions (2/3) or translation to ONNX (3/3).
+    return "capture" if "step 1/3" in text or "torch.export" in text.split("\n", 1)[0] else "lower"
+
+
+def onnx(attempt, case, workdir):
+    path = Path(workdir) / "model.onnx"
+    try:
+        program = torch.onnx.export(case.model, case.args, kwargs=case.kwargs or None, dynamo=True, verbose=False)
+        attempt.stages.append({"stage": "capture", "outcome": "ok", "duration_s": 0.0})
+        attempt.stages.append({"stage": "lower", "outcome": "ok", "duration_s": 0.0})
+    except Exception as exc:
+        stage = _onnx_stage_of(exc)
+        if stage == "lower":
+            attempt.stages.append({"stage": "capture", "outcome": "ok", "duration_s": 0.0})
+        attempt.stages.append({"stage": stage, "outcome": "fail", "duration_s": 0.0})
+        raise StageFailed(stage, exc) from exc
+    session = _run_stage(attempt, "save-load", lambda: (program.save(str(path)), _ort_session(path))[1])
+    _run_stage(attempt, "run", lambda: _ort_call(session, case.args, case.kwargs))
+    _numeric(attempt, case, lambda a, k: _ort_call(session, a, k))
+
+
+def onnx_legacy(attempt, case, workdir):
+    path = Path(workdir) / "model.onnx"
+    _skip(attempt, "capture")  # the TorchScript-based exporter traces and translates in one call
+    _run_stage(attempt, "lower", lambda: torch.onnx.export(
+        case.model, case.args, str(path), kwargs=case.kwargs or None, dynamo=False, verbose=False))
+    session = _run_stage(attempt, "save-load", lambda: _ort_session(path))
+    _run_stage(attempt, "run", lambda: _ort_call(session, case.args, case.kwargs))
+    _numeric(attempt, case, lambda a, k: _ort_call(session, a, k))
+
+
+def aoti(attempt, case, workdir):
+    ep = _run_stage(attempt, "capture", lambda: torch.export.export(case.model, case.args, case.kwargs or None, strict=False))
+    package = str(Path(workdir) / "model.pt2")
+    _run_stage(attempt, "lower", lambda: torch._inductor.aoti_compile_and_package(ep, package_path=package))
+    runner = _run_stage(attempt, "save-load", lambda: torch._inductor.aoti_load_package(package))
+    _run_stage(attempt, "run", lambda: runner(*case.args, **case.kwargs))
+    _numeric(attempt, case, lambda a, k: runner(*a, **k))
+
+
+def executorch(attempt, case, workdir):
+    from executorch.exir import to_edge_transform_and_lower
+    from executorch.runtime import Runtime
+
+    ep = _run_stage(attempt, "capture", lambda: torch.export.export(case.model, case.args, case.kwargs or None, strict=False))
+    program = _run_stage(attempt, "lower", lambda: to_edge_transform_and_lower(ep).to_executorch())
+    path = Path(workdir) / "model.pte"
+
+    def round_trip():
+        path.write_bytes(program.buffer)
+        return Runtime.get().load_program(str(path)).load_method("forward")
+    method = _run_stage(attempt, "save-load", round_trip)
+
+    def call(a, k):
+        return method.execute(tensor_leaves((a, k)))
+    _run_stage(attempt, "run", lambda: call(case.args, case.kwargs))
+    _numeric(attempt, case, call)
+
+
+EXPORTERS: dict[str, Callable] = {
+    "export": export,
+    "export-strict": export_strict,
+    "export-dynamic": export_dynamic,
+    "jit-script": jit_script,
+    "jit-trace": jit_trace,
+    "onnx": onnx,
+    "onnx-legacy": onnx_legacy,
+    "aoti": aoti,
+    "executorch": executorch,
+}
+
+
+def attempt(exporter: str, case: Case) -> Attempt:
+    """Run one exporter on one case; never raises for an export failure."""
+    result = Attempt(exporter)
+    with tempfile.TemporaryDirectory(prefix=f"exportkb-{exporter}-") as workdir:
+        try:
+            EXPORTERS[exporter](result, case, workdir)
+        except StageFailed as failed:
+            err = failed.error
+            result.outcome, result.failed_stage = "fail", failed.stage
+            result.exc_type = f"{type(err).__module__}.{type(err).__qualname__}".removeprefix("builtins.")
+            result.message = str(err)
+            result.traceback = "".join(traceback.format_exception(err))
+    return result

@@ -1,0 +1,74 @@
+"""The collector's isolation and bookkeeping, with real forked workers and real torch."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from collectors.collect import collect, merge
+from conftest import REPO
+
+pytestmark = pytest.mark.torch
+TESTS = REPO / "tests"
+
+
+def records(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_hang_segfault_memory_and_build_failures_become_outcomes(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(TESTS))
+    out = tmp_path / "obs.jsonl"
+    # Page faults are slow on these machines (~200 MB/s of first touches), so the memory
+    # limit is low enough to be reached well before the time limit.
+    path, tally, total = collect(["module:hostile_corpus"], ["export"], jobs=2, attempt_timeout=20,
+                                 build_timeout=60, memory_mb=1500, out=out)
+    by_model = {r["model"]: r for r in records(out)}
+    assert set(by_model) == {"fine", "hang", "segfault", "hog", "unbuildable"}
+    assert by_model["fine"]["outcome"] == "ok"
+    assert by_model["hang"]["outcome"] == "timeout" and by_model["hang"]["stage"] == "capture"
+    assert by_model["segfault"]["outcome"] == "crash" and by_model["segfault"]["signal"] == "SIGSEGV"
+    assert by_model["hog"]["outcome"] == "oom" and by_model["hog"]["peak_rss_mb"] > 1500
+    build = by_model["unbuildable"]
+    assert build["outcome"] == "build" and build["exporter"] == "build"
+    assert "cannot be built" in build["message"]
+    assert all(r["versions"]["torch"].startswith("2.13.0") for r in by_model.values())
+
+
+def test_kill_9_mid_run_then_resume_loses_and_duplicates_nothing(tmp_path):
+    out = tmp_path / "obs.jsonl"
+    cmd = [sys.executable, "-m", "kb.cli", "collect", "--corpus", "module:quick_corpus",
+           "--exporters", "export,jit-trace", "--jobs", "1", "--out", str(out)]
+    env = {**os.environ, "PYTHONPATH": f"{TESTS}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    proc = subprocess.Popen(cmd, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 5):
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)  # the collector and its workers, mid-run
+    proc.wait()
+    before = out.read_bytes()
+    first = records(out)  # every line parses: no partial line
+    assert 5 <= len(first) < 24, len(first)
+    r = subprocess.run(cmd, env=env, cwd=REPO, capture_output=True, timeout=300)
+    assert r.returncode == 0, r.stderr.decode()[-2000:]
+    final = records(out)
+    keys = [x["key"] for x in final]
+    assert len(keys) == len(set(keys)) == 24  # 12 models x 2 exporters, each exactly once
+    assert out.read_bytes().startswith(before)  # append-only: what was there is untouched
+    assert {(x["model"], x["exporter"]) for x in final} == {(f"m{i:02d}", e) for i in range(12) for e in ("export", "jit-trace")}
+
+
+def test_shards_partition_the_work_and_merge(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(TESTS))
+    for i in (1, 2):
+        collect(["module:quick_corpus"], ["export"], jobs=2, shard=(i, 2),
+                out=tmp_path / f"corpus-torch-x.shard-{i}-of-2.jsonl")
+    a, b = (records(tmp_path / f"corpus-torch-x.shard-{i}-of-2.jsonl") for i in (1, 2))
+    assert len(a) == len(b) == 6 and not {r["model"] for r in a} & {r["model"] for r in b}
+    [(target, added)] = merge(tmp_path)
+    assert target.name == "corpus-torch-x.jsonl" and added == 12
+    assert len(records(target)) == 12 and not list(tmp_path.glob("*.shard-*"))
