@@ -175,7 +175,7 @@ def collect(sources: list[str], exporters: list[str], *, models: list[str] | Non
     done = {r["key"] for r in read_observations(out.parent).records} | existing_keys(out)
     tasks = plan(sources, exporters, models, shard, versions, done, limit)
     total = sum(len(t.exporters) for t in tasks)
-    warm_up()
+    warm_up(tuple(exporters))
     tally = Tally()
     repo = paths.root()
 

@@ -39,8 +39,15 @@ class ChildOutcome:
     output: str = ""  # the child's stdout+stderr, tail
 
 
-def warm_up() -> None:
-    """Import the heavy libraries once and run a small export, before any fork."""
+def warm_up(exporters: tuple[str, ...] = ()) -> None:
+    """Import the heavy libraries and take each exporter's first-use costs once, before any fork.
+
+    Whatever a library initialises lazily (decomposition tables, the ONNX op registry,
+    TorchScript's compiler) is then already done in every forked child. Without this,
+    every attempt paid ~2 s for `run_decompositions()` alone.
+    """
+    import io
+
     import torch
 
     torch.set_num_threads(1)  # one thread per attempt; also keeps OpenMP fork-safe
@@ -54,7 +61,20 @@ def warm_up() -> None:
         def forward(self, x):
             return torch.nn.functional.relu(x) * 2
 
-    torch.export.export(Tiny(), (torch.randn(2, 3),)).module()(torch.randn(2, 3))
+    model, args = Tiny(), (torch.randn(2, 3),)
+    ep = torch.export.export(model, args)
+    buf = io.BytesIO()
+    torch.export.save(ep.run_decompositions(), buf)
+    buf.seek(0)
+    torch.export.load(buf).module()(*args)
+    buf = io.BytesIO()
+    torch.jit.save(torch.jit.script(model), buf)
+    torch.jit.trace(model, args)
+    if "onnx" in exporters:
+        try:
+            torch.onnx.export(model, args, dynamo=True, verbose=False)
+        except Exception:  # the onnx attempts will report it themselves
+            pass
 
 
 def _rss_kb(pid: int) -> int:
