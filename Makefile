@@ -10,7 +10,7 @@ BIN    := $(VENV)/bin
 # The install stamp changes whenever the pinned requirements change.
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha1sum | cut -c1-12)
 
-.PHONY: setup system-deps search serve build check test bench devset-eval clean
+.PHONY: setup system-deps search serve build docs docs-po check test bench devset-eval clean
 
 # Debian packages: Chromium and its driver for the browser tests (CJK fonts so Korean
 # and Chinese pages render in screenshots), gettext for the
@@ -50,6 +50,14 @@ serve: setup
 build: setup
 	$(BIN)/exportkb build
 
+# The documentation site in English, Korean and Chinese (_build/html/{en,ko,zh_CN}).
+docs: setup
+	$(BIN)/exportkb docs
+
+# After changing English prose: merge new messages into the ko/zh_CN catalogues.
+docs-po: setup
+	$(BIN)/exportkb docs --update-po
+
 # Run every entry's failing and fixed scripts on the pinned torch.
 check: setup
 	$(BIN)/exportkb check
@@ -60,6 +68,8 @@ test: setup
 bench: setup
 	$(BIN)/python bench/bench_matcher.py
 	$(BIN)/python bench/bench_ui.py
+	$(BIN)/python bench/bench_site.py
+	$(BIN)/python bench/bench_collect.py
 
 devset-eval: setup
 	$(BIN)/python -m kb.evaluate devset/public.jsonl devset/runs.jsonl

@@ -309,6 +309,15 @@ def unexplained(limit, as_json):
     out.print(table)
 
 
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def docs(args):
+    """Build the Sphinx site (en, ko, zh_CN). Options: --lang L, --full, --update-po, --coverage."""
+    from .site import main as site_main
+
+    sys.exit(site_main(list(args)))
+
+
 @cli.command()
 @click.argument("entry_id")
 def new(entry_id):

@@ -18,6 +18,7 @@ from .catalogue import EXPORTERS, STAGES
 from .extract import extract
 
 PASS = "ok"
+FAIL = "fail"
 
 
 @dataclass
@@ -187,7 +188,9 @@ def _entry_page(conn: sqlite3.Connection, row: sqlite3.Row, matcher) -> EntryPag
         # The exception the entry explains, not the wrapper around it: the same choice
         # kb.build makes for entry_texts.
         block = primary_block(extract(o["traceback"] or o["message"] or ""), matcher, eid)
-        text = block.text if block is not None else (o["message"] or "")
+        text = (block.text if block is not None else (o["message"] or "")).strip("\n")
+        if not text.strip():
+            continue  # nothing to show; the status table still counts the run
         key = (o["case"], text)
         if key not in errors:
             errors[key] = ObservedError(o["case"], o["exporter"], o["stage"], text, [])
@@ -205,7 +208,8 @@ def _entry_page(conn: sqlite3.Connection, row: sqlite3.Row, matcher) -> EntryPag
         vs = per_version.setdefault(o["torch"], VersionStatus(o["torch"], 0, 0, 0, 0))
         if str(o["case"] or "").startswith("failing"):
             vs.failing_run += 1
-            vs.failing_failed += o["outcome"] != PASS
+            # Only an exception reproduces the entry; a timeout or a crash is another story.
+            vs.failing_failed += o["outcome"] == FAIL
         else:
             vs.fixed_run += 1
             vs.fixed_ok += o["outcome"] == PASS
@@ -255,7 +259,7 @@ def _entry_runs(conn: sqlite3.Connection) -> list[EntryRuns]:
         r = runs.setdefault(o["exporter"], EntryRuns(o["exporter"], 0, 0, 0, 0))
         if str(o["case"] or "").startswith("failing"):
             r.failing_run += 1
-            r.failing_failed += o["outcome"] != PASS
+            r.failing_failed += o["outcome"] == FAIL
         else:
             r.fixed_run += 1
             r.fixed_ok += o["outcome"] == PASS

@@ -45,13 +45,16 @@ def literal(value: str) -> str:
 def inline(text: str) -> str:
     """One paragraph of Markdown-style prose as RST inline text."""
     text = " ".join(text.split())
-    pieces = re.split(r"(`[^`]+`)", text)
+    # Markdown code spans: ``...`` (which may hold single backticks, as error texts do)
+    # or `...`. The double form is tried first so its backticks stay inside the literal.
+    pieces = re.split(r"(``.+?``|`[^`]+`)", text)
     out: list[str] = []
     for i, piece in enumerate(pieces):
         if i % 2 == 0:
             out.append(escape(piece))
             continue
-        code = piece[1:-1].strip()
+        fence = 2 if piece.startswith("``") else 1
+        code = piece[fence:-fence].strip()
         if not code or "``" in code:
             out.append(escape(code))
             continue
@@ -97,6 +100,11 @@ def prose(text: str) -> str:
             parts.append(("" if previous == "li" else "\n") + "- " + rst + "\n")
         previous = kind
     return "".join(parts).strip("\n") + "\n"
+
+
+def slug(value: str) -> str:
+    """A label name for a free-form value such as a tag (ids, exporters and stages are already safe)."""
+    return re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-") or "x"
 
 
 def heading(title: str, char: str) -> str:

@@ -1,26 +1,38 @@
 """Sphinx extension for the exportkb site: what to translate, and the language switcher.
 
-Loaded from conf.py. It does three things:
+Loaded from conf.py. It:
 
-* It keeps data out of the translation catalogues. A paragraph, title or table cell
+* keeps data out of the translation catalogues. A paragraph, title or table cell
   whose only content is inline literals, cross-references without their own text,
   identifier-like links or substitutions (an exporter id, a torch version, a count)
   has nothing to translate. If it were extracted, every new observation would add a
   message, and the translated builds, which must be 100% translated, would break for a
   reason no translator can fix.
-* It gives every page the links to the same page in the other languages, for the
+* gives every page the links to the same page in the other languages, for the
   `kb-language-switcher.html` template.
-* It pins the search language: jieba segmentation for Chinese, and an explicit choice
-  for Korean, which Sphinx has no search support for.
+* pins the search language: jieba segmentation for Chinese (with a fix for Sphinx
+  9.0's broken Chinese search script), and an explicit choice for Korean, which Sphinx
+  has no search support for.
+* turns inline markup that did not parse (a translation that glued a particle to
+  ``literal``) into a warning, which -W makes a build failure.
+* adds the theme's own interface strings ("On this page", "Back to top", ...) to the
+  sphinx.pot that the gettext builder writes from our templates. pydata-sphinx-theme
+  ships no Korean catalogue, so without this a Korean page would have English chrome.
+  Our catalogue is looked up before the theme's, so the same words also follow the
+  site's term table in Chinese.
 """
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from docutils import nodes
 from docutils.transforms import Transform
 from sphinx import addnodes
+from sphinx.util import logging
 from sphinx.util.nodes import IGNORED_NODES
+
+logger = logging.getLogger(__name__)
 
 LANGUAGES = (("en", "English"), ("ko", "한국어"), ("zh_CN", "简体中文"))
 # Korean has no Sphinx search language. English splits words at spaces and punctuation
@@ -88,10 +100,93 @@ def _config_inited(app, config) -> None:
     lang = config.language or "en"
     if lang in SEARCH_LANGUAGE:
         config.html_search_language = SEARCH_LANGUAGE[lang]
+    if SEARCH_LANGUAGE.get(lang) == "zh":
+        # Without a 'dict' option Sphinx loads jieba's default dictionary a second time,
+        # as a user dictionary: several seconds per build for the same segmentation.
+        config.html_search_options = {**(config.html_search_options or {}), "dict": ""}
+
+
+def check_markup(app, doctree) -> None:
+    """Warn (and so fail the -W build) where inline markup did not parse.
+
+    docutils only recognises ``literal`` between spaces or punctuation. In a Korean or
+    Chinese translation written without the escaped space (``x``\\ 를) it silently
+    leaves the backticks in the text instead of warning; this makes the mistake loud.
+    """
+    for node in doctree.findall(nodes.Text):
+        parent = node.parent
+        if isinstance(parent, (nodes.literal, nodes.FixedTextElement, nodes.comment)):
+            continue
+        if "``" in node.astext() or re.search(r":(doc|ref):`", node.astext()):
+            logger.warning("unparsed inline markup (a translated message needs '\\ ' next to ``literal``?): %r",
+                           node.astext()[:120], location=parent)
+
+
+def theme_pot() -> Path | None:
+    try:
+        import pydata_sphinx_theme
+    except ImportError:
+        return None
+    pot = Path(pydata_sphinx_theme.__file__).parent / "locale" / "sphinx.pot"
+    return pot if pot.is_file() else None
+
+
+def merge_theme_messages(pot: Path, theme: Path) -> int:
+    """Add the theme's messages to `pot` (our templates' sphinx.pot). Returns how many."""
+    from babel.messages.pofile import read_po, write_po
+
+    with pot.open("rb") as fh:
+        ours = read_po(fh)
+    with theme.open("rb") as fh:
+        theirs = read_po(fh)
+    added = 0
+    for m in theirs:
+        # Strings from the theme's own documentation (docs/conf.py) never reach our pages.
+        if m.id and m.id not in ours and any(path.startswith("src/") for path, _ in m.locations):
+            ours.add(m.id, locations=[("pydata-sphinx-theme/" + path, line) for path, line in m.locations],
+                     flags=m.flags - {"fuzzy"}, auto_comments=m.auto_comments)
+            added += 1
+    if added:
+        with pot.open("wb") as fh:
+            write_po(fh, ours, width=76)
+    return added
+
+
+def _build_finished(app, exception) -> None:
+    if exception is not None or app.builder.name != "gettext":
+        return
+    theme = theme_pot()
+    if theme is None:
+        return
+    pot = Path(app.outdir) / "sphinx.pot"
+    if not pot.is_file():
+        pot.write_text('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n', encoding="utf-8")
+    merge_theme_messages(pot, theme)
+
+
+def _chinese_search_language():
+    """Sphinx's Chinese search language, with its browser-side stemmer named correctly.
+
+    SearchChinese stems the Latin words in Chinese pages with the English Snowball
+    stemmer, but Sphinx 9.0 names the JavaScript class after `language_name`, so
+    language_data.js ends in `window.Stemmer = ChineseStemmer;`, which does not exist,
+    and every search hangs on "Searching" (sphinx-doc/sphinx#14229, fixed upstream by
+    deriving the name from the stemmer file). Naming the stemmer's language restores
+    it; with the upstream fix the override changes nothing.
+    """
+    from sphinx.search.zh import SearchChinese
+
+    class SearchChineseWithEnglishStemmer(SearchChinese):
+        language_name = "English"
+
+    return SearchChineseWithEnglishStemmer
 
 
 def setup(app):
+    app.add_search_language(_chinese_search_language())
     app.add_transform(KeepDataUntranslated)
     app.connect("config-inited", _config_inited)
     app.connect("html-page-context", _page_context)
+    app.connect("build-finished", _build_finished)
+    app.connect("doctree-read", check_markup)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
