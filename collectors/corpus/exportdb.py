@@ -1,0 +1,66 @@
+"""The ExportDB examples shipped inside torch (`torch._export.db.examples`).
+
+Each example is a small module written to show one thing torch.export supports (or does
+not yet): control flow, dynamic shapes, mutation, Python builtins. torch's own
+`all_examples()` lists them; their `extra_args` (inputs the exported program must also
+accept) become the alternative inputs.
+"""
+from __future__ import annotations
+
+import hashlib
+import inspect
+
+from .base import Case, ModelSpec
+from .inputs import BuildError, check_eager, describe, describe_dynamic
+
+SOURCE = "exportdb"
+
+
+def _examples() -> dict:
+    from torch._export.db import examples
+
+    if not hasattr(examples, "all_examples"):
+        raise BuildError("this torch has no torch._export.db.examples.all_examples()")
+    return examples.all_examples()
+
+
+def list_models() -> list[ModelSpec]:
+    return [ModelSpec(SOURCE, name, _family(case)) for name, case in sorted(_examples().items())]
+
+
+def _family(case) -> str:
+    # The first tag groups the examples (torch.cond, torch.dynamic-shape, python.builtin, ...).
+    return sorted(case.tags)[0] if case.tags else "untagged"
+
+
+def _source_hash(case) -> str:
+    try:
+        code = inspect.getsource(inspect.getmodule(type(case.model)))
+    except (OSError, TypeError):
+        code = repr(case.model)
+    return hashlib.sha256(code.encode()).hexdigest()[:16]
+
+
+def build(model_id: str) -> Case:
+    examples = _examples()
+    if model_id not in examples:
+        raise BuildError(f"no ExportDB example named '{model_id}' in this torch")
+    case = examples[model_id]
+    model = case.model
+    if hasattr(model, "eval"):
+        model.eval()
+    args, kwargs = tuple(case.example_args), dict(case.example_kwargs or {})
+    check_eager(model, args, kwargs)
+    alt = tuple(case.extra_args) if case.extra_args is not None else None
+    if alt is not None:
+        check_eager(model, alt, kwargs, "extra_args")
+    return Case(
+        model=model, args=args, kwargs=kwargs, dynamic_shapes=case.dynamic_shapes,
+        alt_args=alt, alt_kwargs=dict(kwargs) if alt is not None else None,
+        definition={
+            "source": SOURCE, "name": model_id, "class": type(model).__name__,
+            "support_level": case.support_level.name, "tags": sorted(case.tags),
+            "code_sha256": _source_hash(case), "inputs": describe(args), "kwargs": describe(kwargs),
+            "dynamic_shapes": describe_dynamic(case.dynamic_shapes),
+        },
+    )

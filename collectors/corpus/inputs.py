@@ -1,0 +1,277 @@
+"""Helpers shared by the corpus sources: dynamic dims, input descriptions, the eager check.
+
+Every source verifies a case by running it eagerly before handing it over. A case whose
+eager forward already fails says nothing about any exporter, so that failure is raised
+from `build()` and recorded as a `build` outcome, apart from export failures.
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+
+class BuildError(RuntimeError):
+    """A model (or inputs for it) cannot be built; the message says why."""
+
+
+# Declared dims use Dim.DYNAMIC: export raises when the model specializes the dim to a
+# constant (the failure the corpus is looking for) but accepts range refinements such
+# as `seq <= max_position_embeddings` that a model legitimately implies.
+def batch_dim():
+    return torch.export.Dim.DYNAMIC
+
+
+def seq_dim():
+    return torch.export.Dim.DYNAMIC
+
+
+def describe(obj: Any) -> Any:
+    """A JSON-able description of inputs (shapes and dtypes, not values)."""
+    if isinstance(obj, torch.Tensor):
+        return {"shape": list(obj.shape), "dtype": str(obj.dtype).removeprefix("torch.")}
+    if isinstance(obj, dict):
+        return {str(k): describe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [describe(v) for v in obj]
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return obj
+    return type(obj).__name__
+
+
+def describe_dynamic(spec: Any) -> Any:
+    """dynamic_shapes as JSON: a DimHint becomes its name ("DYNAMIC"), a Dim its str."""
+    if isinstance(spec, dict):
+        return {str(k): describe_dynamic(v) for k, v in spec.items()}
+    if isinstance(spec, (list, tuple)):
+        return [describe_dynamic(v) for v in spec]
+    if spec is None:
+        return None
+    hint = getattr(spec, "type", None)
+    return getattr(hint, "name", None) or str(spec)
+
+
+def run_eager(model, args: tuple, kwargs: dict | None = None):
+    with torch.no_grad():
+        return model(*args, **(kwargs or {}))
+
+
+def check_eager(model, args: tuple, kwargs: dict | None, what: str = "example inputs") -> None:
+    """Raise BuildError when the eager forward fails, keeping the original as the cause."""
+    try:
+        run_eager(model, args, kwargs)
+    except Exception as exc:
+        raise BuildError(f"eager forward on the {what} fails: {type(exc).__name__}: {_first_line(exc)}") from exc
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return (text.splitlines()[0] if text else "")[:400]
+
+
+# --- Inputs for transformers models ---------------------------------------------------
+# Derived from the model's main input name and its config. Several layouts are tried in
+# turn (audio features are (batch, mel, frames) for whisper but (batch, frames, feat)
+# for speech2text); the first that runs eagerly wins. Batch 2 and sequence 8, so that no
+# 0/1 specialization hides a dynamic-shape problem; the alternative inputs use batch 3
+# and sequence 12 to check that an export generalises.
+BATCH, SEQ, ALT_BATCH, ALT_SEQS = 2, 8, 3, (12, 16, 8)
+
+
+@dataclass
+class HFInputs:
+    kwargs: dict
+    dynamic_shapes: dict
+    alt_kwargs: dict | None
+    kind: str  # text | seq2seq | vision | video | audio | multimodal | ...
+
+
+def _sub(config, *names):
+    for name in names:
+        sub = getattr(config, name, None)
+        if sub is not None:
+            return sub
+    return None
+
+
+def _get(config, key, default=None, subs=("vision_config", "audio_config", "encoder_config", "text_config")):
+    """A config value, looked up on the config then on its sub-configs."""
+    value = getattr(config, key, None)
+    if value is None:
+        for name in subs:
+            sub = getattr(config, name, None)
+            value = getattr(sub, key, None) if sub is not None else None
+            if value is not None:
+                break
+    return default if value is None else value
+
+
+def _special_ids(config, seen=None) -> set[int]:
+    seen = set() if seen is None else seen
+    ids = set()
+    for k, v in vars(config).items():
+        if hasattr(v, "to_dict") and id(v) not in seen:
+            seen.add(id(v))
+            ids |= _special_ids(v, seen)
+        elif k.endswith(("token_id", "token_index", "token_ids")):
+            for x in v if isinstance(v, list) else [v]:
+                if isinstance(x, int) and not isinstance(x, bool):
+                    ids.add(x)
+    return ids
+
+
+class _Maker:
+    """Builds one input layout for a given batch and sequence length."""
+
+    def __init__(self, model, config):
+        self.model, self.config = model, config
+        text = _sub(config, "text_config", "decoder") or config
+        self.vocab = int(_get(text, "vocab_size", 0) or _get(config, "vocab_size", 0) or 100)
+        special = _special_ids(config)
+        self.tokens = torch.tensor([t for t in range(3, self.vocab) if t not in special] or [0])
+        self.params = inspect.signature(model.forward).parameters
+
+    def ids(self, b, s, seed):
+        g = torch.Generator().manual_seed(seed)
+        return self.tokens[torch.randint(len(self.tokens), (b, s), generator=g)]
+
+    def image(self, b, video_frames=None):
+        c = int(_get(self.config, "num_channels", 3) or 3)
+        size = _get(self.config, "image_size", 64)
+        h, w = (size, size) if isinstance(size, int) else tuple(size)[:2]
+        g = torch.Generator().manual_seed(b)
+        shape = (b, video_frames, c, h, w) if video_frames else (b, c, h, w)
+        return torch.rand(shape, generator=g)
+
+    def text(self, b, s):
+        kw, dims = {"input_ids": self.ids(b, s, 1)}, {"input_ids": (0, 1)}
+        if "attention_mask" in self.params:
+            kw["attention_mask"], dims["attention_mask"] = torch.ones(b, s, dtype=torch.long), (0, 1)
+        return kw, dims
+
+    def decoder(self, kw, dims, b, s):
+        if "decoder_input_ids" in self.params and getattr(self.config, "is_encoder_decoder", False):
+            start = getattr(self.config, "decoder_start_token_id", None)
+            dec = self.ids(b, max(2, s // 2), 2)
+            if isinstance(start, int):
+                dec[:, 0] = start
+            kw["decoder_input_ids"], dims["decoder_input_ids"] = dec, (0, 1)
+        return kw, dims
+
+
+def _image_token_id(config):
+    for key in ("image_token_id", "image_token_index"):
+        for cfg in (config, getattr(config, "text_config", None)):
+            value = getattr(cfg, key, None) if cfg is not None else None
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+    return None
+
+
+def _tensors(out) -> list:
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if hasattr(out, "pooler_output") and getattr(out, "pooler_output", None) is not None:
+        return _tensors(out.pooler_output)
+    if hasattr(out, "to_tuple"):
+        out = out.to_tuple()[:1]
+    if isinstance(out, (list, tuple)):
+        return [t for x in out for t in _tensors(x)]
+    return []
+
+
+def _tokens_per_image(model, config, pixel_values) -> int | None:
+    """How many image tokens the text must hold for one image: counted from the features."""
+    fn = getattr(model, "get_image_features", None) or getattr(getattr(model, "model", None), "get_image_features", None)
+    text = getattr(config, "text_config", None) or config
+    hidden = getattr(text, "hidden_size", None)
+    if fn is None or not hidden:
+        return None
+    with torch.no_grad():
+        features = _tensors(fn(pixel_values=pixel_values))
+    total = sum(t.numel() for t in features)
+    per_image, rest = divmod(total, hidden * pixel_values.shape[0])
+    return per_image if per_image and not rest else None
+
+
+def _layouts(model, config):
+    """(kind, make(batch, seq) -> (kwargs, {name: dynamic axes})) in order of preference."""
+    m = _Maker(model, config)
+    main = getattr(model, "main_input_name", "input_ids")
+    p = m.params
+    frames = _get(config, "num_frames")
+
+    def layout(kind, fn):
+        def make(b, s):
+            kw, dims = fn(b, s)
+            return m.decoder(kw, dims, b, s)
+        return kind, make
+
+    # Text and image together (CLIP, BLIP, LLaVA-style models): the image tokens in the
+    # text must match the image features, so they are counted first.
+    if "input_ids" in p and "pixel_values" in p and (main in ("input_ids", "pixel_values")):
+        image_token = _image_token_id(config)
+        for video in ((None, 1) if not frames else (int(frames), None, 1)):
+            def mm(b, s, video=video):
+                pv = m.image(b, video)
+                kw, dims = m.text(b, s)
+                if image_token is not None:
+                    n = _tokens_per_image(model, config, pv)
+                    if n is None:
+                        raise BuildError("cannot count the image tokens")
+                    img = torch.full((b, n), image_token, dtype=torch.long)
+                    kw["input_ids"] = torch.cat([img, kw["input_ids"]], dim=1)
+                    if "attention_mask" in kw:
+                        kw["attention_mask"] = torch.ones_like(kw["input_ids"])
+                kw["pixel_values"], dims["pixel_values"] = pv, (0,)
+                return kw, dims
+            yield layout("multimodal", mm)
+    if main == "input_ids" or main not in p:
+        yield layout("text", m.text)
+    if main in ("pixel_values", "pixel_values_videos") or (main not in p and "pixel_values" in p):
+        if frames:
+            yield layout("video", lambda b, s: ({main: m.image(b, int(frames))}, {main: (0,)}))
+        yield layout("vision", lambda b, s: ({main: m.image(b)}, {main: (0,)}))
+    if main == "input_features":
+        mel = int(_get(config, "num_mel_bins", 0) or _get(config, "feature_size", 0) or 80)
+        src = _get(config, "max_source_positions")
+        n_frames = 2 * int(src) if src else 64
+        feat = int(_get(config, "input_feat_per_channel", 0) or mel) * int(_get(config, "input_channels", 1) or 1)
+        g = torch.Generator().manual_seed(3)
+        yield layout("audio", lambda b, s: ({main: torch.randn(b, mel, n_frames, generator=g)}, {main: (0,)}))
+        yield layout("audio", lambda b, s: ({main: torch.randn(b, 64, feat, generator=g)}, {main: (0,)}))
+    if main == "input_values":
+        g = torch.Generator().manual_seed(4)
+        yield layout("audio", lambda b, s: ({main: torch.randn(b, 3200, generator=g)}, {main: (0,)}))
+        ch = int(_get(config, "audio_channels", 1) or 1)
+        yield layout("audio", lambda b, s: ({main: torch.randn(b, ch, 3200, generator=g)}, {main: (0,)}))
+    if main != "input_ids" and "input_ids" in p:
+        yield layout("text", m.text)  # a multimodal model run on text alone
+
+
+def hf_case_inputs(model, config) -> HFInputs:
+    errors = []
+    for kind, make in _layouts(model, config):
+        try:
+            kwargs, axes = make(BATCH, SEQ)
+            run_eager(model, (), kwargs)
+        except Exception as exc:
+            errors.append(f"{kind}: {type(exc).__name__}: {_first_line(exc)}")
+            continue
+        alt = None
+        for seq in ALT_SEQS:
+            try:
+                candidate, _ = make(ALT_BATCH, seq)
+                run_eager(model, (), candidate)
+            except Exception:
+                continue
+            alt = candidate
+            break
+        dynamic = {name: {a: (batch_dim() if a == 0 else seq_dim()) for a in ax} for name, ax in axes.items()}
+        return HFInputs(kwargs, dynamic, alt, kind)
+    main = getattr(model, "main_input_name", "?")
+    if not errors:
+        raise BuildError(f"no input layout for main input '{main}' of {type(model).__name__}")
+    raise BuildError(f"no input layout runs {type(model).__name__} (main input '{main}'): " + " | ".join(errors))
