@@ -205,14 +205,7 @@ def _entry_page(conn: sqlite3.Connection, row: sqlite3.Row, matcher) -> EntryPag
     for o in obs:
         if not o["torch"]:
             continue
-        vs = per_version.setdefault(o["torch"], VersionStatus(o["torch"], 0, 0, 0, 0))
-        if str(o["case"] or "").startswith("failing"):
-            vs.failing_run += 1
-            # Only an exception reproduces the entry; a timeout or a crash is another story.
-            vs.failing_failed += o["outcome"] == FAIL
-        else:
-            vs.fixed_run += 1
-            vs.fixed_ok += o["outcome"] == PASS
+        _count_case(per_version.setdefault(o["torch"], VersionStatus(o["torch"], 0, 0, 0, 0)), o)
     page.statuses = [per_version[v] for v in sorted(per_version, key=version_key)]
 
     page.corpus_models = [
@@ -221,6 +214,17 @@ def _entry_page(conn: sqlite3.Connection, row: sqlite3.Row, matcher) -> EntryPag
             "group by model order by n desc, model", eid)
     ]
     return page
+
+
+def _count_case(tally, o) -> None:
+    """Count one run of an entry's script: failing scripts should fail, fixed ones pass."""
+    if str(o["case"] or "").startswith("failing"):
+        tally.failing_run += 1
+        # Only an exception reproduces the entry; a timeout or a crash is another story.
+        tally.failing_failed += o["outcome"] == FAIL
+    else:
+        tally.fixed_run += 1
+        tally.fixed_ok += o["outcome"] == PASS
 
 
 def _corpus(conn: sqlite3.Connection) -> Corpus:
@@ -256,13 +260,7 @@ def _corpus(conn: sqlite3.Connection) -> Corpus:
 def _entry_runs(conn: sqlite3.Connection) -> list[EntryRuns]:
     runs: dict[str, EntryRuns] = {}
     for o in _rows(conn, 'select exporter, "case", outcome from observations where source = \'entry\''):
-        r = runs.setdefault(o["exporter"], EntryRuns(o["exporter"], 0, 0, 0, 0))
-        if str(o["case"] or "").startswith("failing"):
-            r.failing_run += 1
-            r.failing_failed += o["outcome"] == FAIL
-        else:
-            r.fixed_run += 1
-            r.fixed_ok += o["outcome"] == PASS
+        _count_case(runs.setdefault(o["exporter"], EntryRuns(o["exporter"], 0, 0, 0, 0)), o)
     rank = {x: i for i, x in enumerate(EXPORTERS)}
     return sorted(runs.values(), key=lambda r: (rank.get(r.exporter, 99), r.exporter))
 
