@@ -96,7 +96,7 @@ def _sub(config, *names):
     return None
 
 
-def _get(config, key, default=None, subs=("vision_config", "audio_config", "encoder_config", "text_config")):
+def _get(config, key, default=None, subs=("vision_config", "audio_config", "encoder_config", "encoder", "text_config")):
     """A config value, looked up on the config then on its sub-configs."""
     value = getattr(config, key, None)
     if value is None:
@@ -137,9 +137,9 @@ class _Maker:
         g = torch.Generator().manual_seed(seed)
         return self.tokens[torch.randint(len(self.tokens), (b, s), generator=g)]
 
-    def image(self, b, video_frames=None):
+    def image(self, b, video_frames=None, size=None):
         c = int(_get(self.config, "num_channels", 3) or 3)
-        size = _get(self.config, "image_size", 64)
+        size = size or _get(self.config, "image_size", 64)
         h, w = (size, size) if isinstance(size, int) else tuple(size)[:2]
         g = torch.Generator().manual_seed(b)
         shape = (b, video_frames, c, h, w) if video_frames else (b, c, h, w)
@@ -149,6 +149,10 @@ class _Maker:
         kw, dims = {"input_ids": self.ids(b, s, 1)}, {"input_ids": (0, 1)}
         if "attention_mask" in self.params:
             kw["attention_mask"], dims["attention_mask"] = torch.ones(b, s, dtype=torch.long), (0, 1)
+        if "bbox" in self.params:  # layout models: one (x0, y0, x1, y1) box per token
+            g = torch.Generator().manual_seed(5)
+            corner = torch.randint(0, 500, (b, s, 2), generator=g)
+            kw["bbox"], dims["bbox"] = torch.cat([corner, corner + 100], dim=-1), (0, 1)
         return kw, dims
 
     def decoder(self, kw, dims, b, s):
@@ -231,18 +235,30 @@ def _layouts(model, config):
     if main == "input_ids" or main not in p:
         yield layout("text", m.text)
     if main in ("pixel_values", "pixel_values_videos") or (main not in p and "pixel_values" in p):
-        if frames:
-            yield layout("video", lambda b, s: ({main: m.image(b, int(frames))}, {main: (0,)}))
-        yield layout("vision", lambda b, s: ({main: m.image(b)}, {main: (0,)}))
+        name = main if main in p else "pixel_values"
+        if frames or main == "pixel_values_videos":
+            frames = frames or 4
+            yield layout("video", lambda b, s: ({name: m.image(b, int(frames))}, {name: (0,)}))
+        yield layout("vision", lambda b, s: ({name: m.image(b)}, {name: (0,)}))
+        # detectors rank a fixed number of queries over the feature map: too few at 64 px
+        yield layout("vision", lambda b, s: ({name: m.image(b, size=256)}, {name: (0,)}))
     if main == "input_features":
         mel = int(_get(config, "num_mel_bins", 0) or _get(config, "feature_size", 0) or 80)
         src = _get(config, "max_source_positions")
         n_frames = 2 * int(src) if src else 64
         feat = int(_get(config, "input_feat_per_channel", 0) or mel) * int(_get(config, "input_channels", 1) or 1)
+        feat = int(_get(config, "feature_projection_input_dim", 0) or feat)  # stacked frames (w2v-bert)
         g = torch.Generator().manual_seed(3)
         yield layout("audio", lambda b, s: ({main: torch.randn(b, mel, n_frames, generator=g)}, {main: (0,)}))
         yield layout("audio", lambda b, s: ({main: torch.randn(b, 64, feat, generator=g)}, {main: (0,)}))
-    if main == "input_values":
+    if main in ("input_features", "input_values"):
+        # spectrogram patches (AST, CLAP): (batch, frames, mel), or with a channel dim
+        mel = int(_get(config, "num_mel_bins", 0) or _get(config, "feature_size", 0) or 64)
+        n = int(_get(config, "max_length", 0) or 64)
+        g = torch.Generator().manual_seed(3)
+        yield layout("audio", lambda b, s: ({main: torch.randn(b, n, mel, generator=g)}, {main: (0,)}))
+        yield layout("audio", lambda b, s: ({main: torch.randn(b, 1, n, mel, generator=g)}, {main: (0,)}))
+    if main in ("input_values", "inputs"):
         g = torch.Generator().manual_seed(4)
         yield layout("audio", lambda b, s: ({main: torch.randn(b, 3200, generator=g)}, {main: (0,)}))
         ch = int(_get(config, "audio_channels", 1) or 1)
