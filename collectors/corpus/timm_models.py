@@ -18,6 +18,7 @@ SOURCE = "timm"
 BATCH, ALT_BATCH = 2, 3
 # Input sides tried before the model's own: smaller is cheaper to run under every exporter.
 SMALL_SIDES = (64, 96, 128, 160, 192)
+LARGEST_SIDE = 224  # a larger-input model is built for this size (divisible by patch 14, 16 and 32)
 
 _SIZE_WORDS = {
     "atto": 0, "femto": 1, "pico": 2, "nano": 3, "micro": 4, "xxxs": 4, "xxs": 5, "xxtiny": 5, "xs": 6,
@@ -69,20 +70,35 @@ def _input_sides(model) -> list[int]:
     return [s for s in SMALL_SIDES if s < h] + [h]
 
 
+def _create(timm, model_id: str, **kwargs):
+    import torch
+
+    torch.manual_seed(0)
+    try:
+        return timm.create_model(model_id, pretrained=False, **kwargs).eval()
+    except Exception as exc:
+        raise BuildError(f"timm cannot create '{model_id}' {kwargs or ''}: {type(exc).__name__}: {exc}") from exc
+
+
 def build(model_id: str) -> Case:
     import torch
 
     timm = _timm()
     if not timm.is_model(model_id):
         raise BuildError(f"unknown timm model '{model_id}'")
-    torch.manual_seed(0)
-    try:
-        model = timm.create_model(model_id, pretrained=False).eval()
-    except Exception as exc:
-        raise BuildError(f"timm cannot create '{model_id}': {type(exc).__name__}: {exc}") from exc
-    channels = (getattr(model, "pretrained_cfg", None) or {}).get("input_size", (3,))[0]
+    model = _create(timm, model_id)
+    cfg = getattr(model, "pretrained_cfg", None) or {}
+    channels, native = cfg.get("input_size", (3, 224, 224))[0], cfg.get("input_size", (3, 224, 224))[1]
+    img_size = None
+    if native > LARGEST_SIDE:
+        # Models built for one large input (SAM's 1024 px ViT) take the size as a
+        # constructor argument: build them for a smaller image instead.
+        try:
+            model, img_size = _create(timm, model_id, img_size=LARGEST_SIDE), LARGEST_SIDE
+        except BuildError:
+            pass
     errors = []
-    for side in _input_sides(model):
+    for side in _input_sides(model) if img_size is None else [img_size]:
         def make(b, side=side):
             return (torch.rand(b, channels, side, side, generator=torch.Generator().manual_seed(b)),)
 
@@ -98,7 +114,8 @@ def build(model_id: str) -> Case:
             model=model, args=make(BATCH), dynamic_shapes=dynamic, alt_args=alt, alt_kwargs={},
             definition={
                 "source": SOURCE, "name": model_id, "family": _registry_module(model_id),
-                "class": type(model).__name__, "pretrained_input_size": list(model.pretrained_cfg.get("input_size", [])),
+                "class": type(model).__name__, "pretrained_input_size": list(cfg.get("input_size", [])),
+                "img_size": img_size,
                 "inputs": describe(make(BATCH)), "alt_inputs": describe(alt), "dynamic_shapes": describe_dynamic(dynamic),
             },
         )

@@ -4,7 +4,8 @@ One case per entry of `transformers.CONFIG_MAPPING` (about 804 types). For each 
 pick the model class a user would export (its generation or task head, falling back to
 the bare model), shrink the default config (`tiny_config`), build the model with random
 weights (nothing is downloaded: there is no network, and weights do not change how a
-model exports) and derive its inputs from its main input name and config (`hf_inputs`).
+model exports) and derive its inputs from its main input name and config
+(`inputs.hf_case_inputs`).
 The default cache settings are kept, because that is how users run these models.
 """
 from __future__ import annotations
@@ -33,7 +34,7 @@ _HEADS = (
     "AutoModelForZeroShotObjectDetection", "AutoModel",
 )
 # Types with no auto class at all are sub-models (e.g. `clip_text_model`); their class
-# is found in the type's modeling module by its `config_class`.
+# is the one in the type's modeling module that takes the type's config class.
 SUBMODEL = "submodel"
 # Keys of config.to_dict() that say nothing about the model built.
 _NOISY = {"transformers_version", "_name_or_path", "architectures", "id2label", "label2id", "dtype",
@@ -138,19 +139,35 @@ def _instantiate(cls, auto: str, config):
     return cls(config)
 
 
+def _sub_configs(config, seen=None):
+    seen = set() if seen is None else seen
+    if id(config) in seen:
+        return
+    seen.add(id(config))
+    yield config
+    for value in vars(config).values():
+        if hasattr(value, "to_dict") and hasattr(value, "model_type"):
+            yield from _sub_configs(value, seen)
+
+
 def _fix_rope_sections(model_cls, config) -> None:
-    """Qwen-style multimodal rope reads `mrope_section` with a default sized for the full
-    head_dim; give the tiny config a section list that fits its head_dim."""
+    """Qwen-style multimodal rope splits the rotary half of head_dim into (time, height,
+    width) sections, read from `mrope_section` with a default sized for the full model:
+    give every tiny (sub-)config sections that add up to its own rotary size."""
     try:
         source = inspect.getsource(inspect.getmodule(model_cls))
     except (OSError, TypeError):
         return
     if "mrope_section" not in source:
         return
-    for cfg in [config, *(getattr(config, n) for n in dir(config) if n.endswith("_config") and hasattr(getattr(config, n, None), "to_dict"))]:
+    for cfg in _sub_configs(config):
         rope = getattr(cfg, "rope_parameters", None)
-        if isinstance(rope, dict) and "mrope_section" not in rope:
-            rope["mrope_section"] = _split_sum([16, 24, 24], HEAD_DIM // 2)
+        heads, hidden = getattr(cfg, "num_attention_heads", None), getattr(cfg, "hidden_size", None)
+        head_dim = getattr(cfg, "head_dim", None) or (hidden // heads if heads and hidden else None)
+        if not isinstance(rope, dict) or not head_dim:
+            continue
+        factor = rope.get("partial_rotary_factor") or getattr(cfg, "partial_rotary_factor", None) or 1.0
+        rope["mrope_section"] = _split_sum(rope.get("mrope_section") or [16, 24, 24], int(head_dim * factor) // 2)
 
 
 def _definition_config(config) -> dict:
@@ -307,9 +324,10 @@ def _grid(d: dict) -> tuple[int, int] | None:
 
 
 def _split_sum(parts: list[int], total: int) -> list[int]:
-    """Scale `parts` to integers summing to `total` (largest remainder), each at least 1."""
+    """Scale `parts` to integers summing to `total` (largest remainder), each at least 1
+    when there is room."""
     raw = [p * total / sum(parts) for p in parts]
-    out = [max(1, int(r)) for r in raw]
+    out = [max(1 if total >= len(parts) else 0, int(r)) for r in raw]
     for i in sorted(range(len(raw)), key=lambda i: raw[i] - int(raw[i]), reverse=True):
         if sum(out) >= total:
             break
@@ -393,6 +411,8 @@ def _shrink(d: dict, ids: dict, grid, widths: bool) -> dict:
             out[k] = False  # would download weights
         elif k in _TOKEN_COUNT_KEYS and _is_int(v) and grid:
             out[k] = _token_count(v, grid)
+        elif k == "image_embedding_size" and _is_int(v) and grid and v == grid[0]:
+            out[k] = grid[1]  # SAM's prompt encoder: the side of the image embedding grid
         elif k == "per_layer_config" and isinstance(v, dict) and plan.n_new:
             kept = plan.keep or list(range(plan.n_new))
             out[k] = {type(i)(kept.index(int(i))): c for i, c in v.items() if int(i) in kept}
@@ -504,8 +524,9 @@ def _shrink_int(k: str, v: int, d: dict, plan: _Plan) -> int:
 
 def _depth_key(k: str, v, plan: _Plan) -> bool:
     """What the `shallow` level shrinks: depth, the layer lists and indices that follow it,
-    and the vocabulary (with the special ids that must stay inside it)."""
+    the vocabulary (with the special ids that must stay inside it) and the image size."""
     return (k in _LAYER_KEYS or k.endswith(_LAYER_SUFFIXES) or k == "depths" or k == "vocab_size" or _is_token_key(k)
+            or k in ("image_size", "window_size", "image_embedding_size") or k in _TOKEN_COUNT_KEYS
             or k in _OUT_INDEX_KEYS or k.endswith(_LAYER_INDEX_SUFFIXES) or k == "per_layer_config"
             or k == "use_pretrained_backbone" or k in ("out_features", "_out_features")
             or (isinstance(v, list) and plan.layer_list(v) is not v))
@@ -521,7 +542,7 @@ def tiny_config(config, widths: bool = True):
     ids = {old: VOCAB - 1 - i for i, old in enumerate(sorted(special))}
     if len(ids) > VOCAB - _KEEP_IDS_BELOW:
         raise BuildError(f"{len(ids)} special token ids do not fit the tiny vocabulary of {VOCAB}")
-    small = _shrink(d, ids, _grid(d) if widths else None, widths)
+    small = _shrink(d, ids, _grid(d), widths)
     try:
         return type(config).from_dict(small)
     except Exception as exc:
