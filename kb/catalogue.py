@@ -62,6 +62,13 @@ class Entry:
         return (self.folder / case).read_text(encoding="utf-8")
 
 
+def first_sentence(text: str) -> str:
+    """The first sentence of an entry's prose, on one line: a result's one-line cause."""
+    flat = " ".join(text.split())
+    end = flat.find(". ")
+    return flat if end < 0 else flat[: end + 1]
+
+
 def _str(data: dict, key: str, where: str) -> str:
     value = data[key]
     if not isinstance(value, str) or not value.strip():

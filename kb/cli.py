@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from . import paths
-from .catalogue import EntryError, load_catalogue
+from .catalogue import EntryError, first_sentence, load_catalogue
 from .textin import EmptyInput, read_input
 
 out = Console(highlight=False, soft_wrap=True)
@@ -43,12 +43,6 @@ def _entry_rows(db: Path, ids: list[str]) -> dict[str, dict]:
     marks = ",".join("?" * len(ids))
     rows = sqlite_utils.Database(db).query(f"select id, cause, fix from entries where id in ({marks})", ids)
     return {r["id"]: r for r in rows}
-
-
-def _first_sentence(text: str) -> str:
-    flat = " ".join(text.split())
-    end = flat.find(". ")
-    return flat if end < 0 else flat[: end + 1]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -107,7 +101,7 @@ def search(text, file_, as_json, jsonl, limit):
         row = details.get(m.id, {})
         out.print(f"[bold]{rank}. {escape(m.title)}[/]  [dim]{m.id} · score {m.score:.2f} · {', '.join(m.exporters)}[/]")
         if row:
-            out.print(f"   [bold]Cause:[/] {escape(_first_sentence(row['cause']))}")
+            out.print(f"   [bold]Cause:[/] {escape(first_sentence(row['cause']))}")
             out.print(f"   [bold]Fix:[/] {escape(' '.join(row['fix'].split()))}")
         out.print(f"   {paths.entry_url(m.id)}")
         if rank < len(confident):

@@ -14,6 +14,7 @@ from urllib.parse import parse_qsl
 from datasette import Response, hookimpl
 
 from kb.build import load_matcher
+from kb.catalogue import first_sentence
 from kb.textin import EmptyInput, read_input
 
 LANGS = {"en": "English", "ko": "한국어", "zh_CN": "简体中文"}
@@ -43,12 +44,6 @@ def _lang(value: str | None) -> str:
 
 def docs_url(entry_id: str, lang: str) -> str:
     return f"/docs/{lang}/entries/{entry_id}.html"
-
-
-def _first_sentence(text: str) -> str:
-    flat = " ".join(text.split())
-    end = flat.find(". ")
-    return flat if end < 0 else flat[: end + 1]
 
 
 async def _entry_details(db, ids: list[str]) -> dict[str, dict]:
@@ -101,7 +96,7 @@ async def home(datasette, request):
                 context["notes"] = inp.notes
                 context["near"] = [m for m in result.ranked[:3] if m.score < 0.5]
                 context["results"] = [
-                    {"match": m, "cause": _first_sentence(details[m.id]["cause"]),
+                    {"match": m, "cause": first_sentence(details[m.id]["cause"]),
                      "torch_versions": details[m.id].get("torch_versions", []),
                      "observed": details[m.id].get("observed", ""), "docs": docs_url(m.id, lang)}
                     for m in confident
