@@ -204,6 +204,7 @@ def _layouts(model, config):
     """(kind, make(batch, seq) -> (kwargs, {name: dynamic axes})) in order of preference."""
     m = _Maker(model, config)
     main = getattr(model, "main_input_name", "input_ids")
+    main = main[0] if isinstance(main, (list, tuple)) else main  # oneformer names two
     p = m.params
     frames = _get(config, "num_frames")
 

@@ -80,45 +80,54 @@ def _create(timm, model_id: str, **kwargs):
         raise BuildError(f"timm cannot create '{model_id}' {kwargs or ''}: {type(exc).__name__}: {exc}") from exc
 
 
-def build(model_id: str) -> Case:
+def _try(model, model_id, channels, side, img_size, cfg, errors) -> Case | None:
     import torch
 
+    def make(b):
+        return (torch.rand(b, channels, side, side, generator=torch.Generator().manual_seed(b)),)
+
+    try:
+        check_eager(model, make(BATCH), {}, f"{side}x{side} inputs")
+    except BuildError as exc:
+        errors.append(str(exc))
+        return None
+    alt = make(ALT_BATCH)
+    check_eager(model, alt, {}, "batch-3 inputs")
+    dynamic = ({0: batch_dim()},)
+    return Case(
+        model=model, args=make(BATCH), dynamic_shapes=dynamic, alt_args=alt, alt_kwargs={},
+        definition={
+            "source": SOURCE, "name": model_id, "family": _registry_module(model_id),
+            "class": type(model).__name__, "pretrained_input_size": list(cfg.get("input_size", [])),
+            "img_size": img_size, "inputs": describe(make(BATCH)), "alt_inputs": describe(alt),
+            "dynamic_shapes": describe_dynamic(dynamic),
+        },
+    )
+
+
+def build(model_id: str) -> Case:
     timm = _timm()
     if not timm.is_model(model_id):
         raise BuildError(f"unknown timm model '{model_id}'")
     model = _create(timm, model_id)
     cfg = getattr(model, "pretrained_cfg", None) or {}
     channels, native = cfg.get("input_size", (3, 224, 224))[0], cfg.get("input_size", (3, 224, 224))[1]
-    img_size = None
+    # (model, img_size it was built for, sides to try): models built for one large input
+    # (SAM's 1024 px ViT) take the size as a constructor argument, so first try them
+    # built for a smaller image; then the model as it is, smallest side first.
+    attempts = []
     if native > LARGEST_SIDE:
-        # Models built for one large input (SAM's 1024 px ViT) take the size as a
-        # constructor argument: build them for a smaller image instead.
         try:
-            model, img_size = _create(timm, model_id, img_size=LARGEST_SIDE), LARGEST_SIDE
+            attempts.append((_create(timm, model_id, img_size=LARGEST_SIDE), LARGEST_SIDE, [LARGEST_SIDE]))
         except BuildError:
             pass
+    attempts.append((model, None, _input_sides(model)))
     errors = []
-    for side in _input_sides(model) if img_size is None else [img_size]:
-        def make(b, side=side):
-            return (torch.rand(b, channels, side, side, generator=torch.Generator().manual_seed(b)),)
-
-        try:
-            check_eager(model, make(BATCH), {}, f"{side}x{side} inputs")
-        except BuildError as exc:
-            errors.append(str(exc))
-            continue
-        alt = make(ALT_BATCH)
-        check_eager(model, alt, {}, "batch-3 inputs")
-        dynamic = ({0: batch_dim()},)
-        return Case(
-            model=model, args=make(BATCH), dynamic_shapes=dynamic, alt_args=alt, alt_kwargs={},
-            definition={
-                "source": SOURCE, "name": model_id, "family": _registry_module(model_id),
-                "class": type(model).__name__, "pretrained_input_size": list(cfg.get("input_size", [])),
-                "img_size": img_size,
-                "inputs": describe(make(BATCH)), "alt_inputs": describe(alt), "dynamic_shapes": describe_dynamic(dynamic),
-            },
-        )
+    for model, img_size, sides in attempts:
+        for side in sides:
+            case = _try(model, model_id, channels, side, img_size, cfg, errors)
+            if case is not None:
+                return case
     raise BuildError(f"no input size runs timm '{model_id}': " + " | ".join(errors[-2:]))
 
 

@@ -177,9 +177,11 @@ def _definition_config(config) -> dict:
     return clean(config.to_dict())
 
 
-# A model whose widths cannot be shrunk consistently (detectors whose backbone channels
-# feed a neck, ...) is built again with its default widths and only its depth cut, if
-# that stays this small.
+# Shrinking levels, tried in turn. A model whose widths cannot be shrunk consistently
+# (detectors whose backbone channels feed a neck, ...) is built again with its default
+# widths, and then also with its default image size, only cut in depth, as long as it
+# stays below SHALLOW_MAX_PARAMS.
+LEVELS = ("tiny", "shallow", "depth")
 SHALLOW_MAX_PARAMS = 150_000_000
 
 
@@ -194,13 +196,16 @@ def build(model_id: str) -> Case:
         default = AutoConfig.for_model(model_id)
     except Exception as exc:
         raise BuildError(f"default config of '{model_id}' cannot be created: {type(exc).__name__}: {exc}") from exc
-    try:
-        return _build(model_id, auto, class_name, default, "tiny")
-    except BuildError as tiny_error:
+    errors = []
+    for level in LEVELS:
         try:
-            return _build(model_id, auto, class_name, default, "shallow")
-        except BuildError as shallow_error:
-            raise BuildError(f"{tiny_error} [with default widths: {shallow_error}]") from tiny_error
+            return _build(model_id, auto, class_name, default, level)
+        except BuildError as exc:
+            errors.append(exc)
+            if "parameters at default widths" in str(exc):
+                break  # the deeper levels are as large
+    later = "; ".join(f"{lvl}: {e}" for lvl, e in zip(LEVELS[1:], errors[1:]))
+    raise BuildError(f"{errors[0]}" + (f" [with default widths: {later}]" if later else "")) from errors[0]
 
 
 def _build(model_id: str, auto: str, class_name: str | None, default, level: str) -> Case:
@@ -208,7 +213,7 @@ def _build(model_id: str, auto: str, class_name: str | None, default, level: str
 
     from .inputs import hf_case_inputs
 
-    config = tiny_config(default, widths=level == "tiny")
+    config = tiny_config(default, level)
     cls = _model_class(config, class_name)
     _fix_rope_sections(cls, config)
     if auto == "AutoModelForCTC" and getattr(config, "vocab_size", 0) is None:
@@ -390,13 +395,13 @@ def _is_width_list(k: str, v) -> bool:
             and any(m in k for m in _WIDTH_LIST_MARKERS))
 
 
-def _shrink(d: dict, ids: dict, grid, widths: bool) -> dict:
+def _shrink(d: dict, ids: dict, grid, level: str) -> dict:
     plan = _Plan(d)
     out = {}
     for k, v in d.items():
         if _is_sub(v):
-            out[k] = _shrink(v, ids, grid, widths)
-        elif not widths and not _depth_key(k, v, plan):
+            out[k] = _shrink(v, ids, grid, level)
+        elif level != "tiny" and not _depth_key(k, v, plan, level):
             out[k] = v
         elif k in ("out_features", "_out_features"):
             continue  # derived again from out_indices
@@ -522,27 +527,29 @@ def _shrink_int(k: str, v: int, d: dict, plan: _Plan) -> int:
     return v
 
 
-def _depth_key(k: str, v, plan: _Plan) -> bool:
-    """What the `shallow` level shrinks: depth, the layer lists and indices that follow it,
-    the vocabulary (with the special ids that must stay inside it) and the image size."""
+def _depth_key(k: str, v, plan: _Plan, level: str) -> bool:
+    """What the `shallow` and `depth` levels shrink: depth, the layer lists and indices
+    that follow it, the vocabulary (with the special ids that must stay inside it), and
+    at the `shallow` level the image size."""
+    if level == "shallow" and (k in ("image_size", "window_size", "image_embedding_size") or k in _TOKEN_COUNT_KEYS):
+        return True
     return (k in _LAYER_KEYS or k.endswith(_LAYER_SUFFIXES) or k == "depths" or k == "vocab_size" or _is_token_key(k)
-            or k in ("image_size", "window_size", "image_embedding_size") or k in _TOKEN_COUNT_KEYS
             or k in _OUT_INDEX_KEYS or k.endswith(_LAYER_INDEX_SUFFIXES) or k == "per_layer_config"
             or k == "use_pretrained_backbone" or k in ("out_features", "_out_features")
             or (isinstance(v, list) and plan.layer_list(v) is not v))
 
 
-def tiny_config(config, widths: bool = True):
+def tiny_config(config, level: str = "tiny"):
     """A copy of `config` with tiny sizes, rebuilt through its class (so it is validated).
 
-    With `widths=False` only the depth and the vocabulary shrink (the `shallow` level)."""
+    Levels other than `tiny` keep the default widths (see LEVELS)."""
     d = config.to_dict()
     special: set = set()
     _special_ids(d, special)
     ids = {old: VOCAB - 1 - i for i, old in enumerate(sorted(special))}
     if len(ids) > VOCAB - _KEEP_IDS_BELOW:
         raise BuildError(f"{len(ids)} special token ids do not fit the tiny vocabulary of {VOCAB}")
-    small = _shrink(d, ids, _grid(d), widths)
+    small = _shrink(d, ids, _grid(d), level)
     try:
         return type(config).from_dict(small)
     except Exception as exc:
