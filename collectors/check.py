@@ -101,13 +101,13 @@ def _check_fixed(result: CaseResult, torch_version: str, report: EntryCheck) -> 
         report.fail(f"{result.case}: {run.outcome}" + (f" ({run.signal})" if run.signal else ""))
 
 
-def _observation(entry: Entry, result: CaseResult, versions: dict, env: dict) -> dict:
+def _observation(entry: Entry, result: CaseResult, matcher: Matcher, versions: dict, env: dict) -> dict:
     code = entry.code(result.case)
     case_hash = hashlib.sha256(code.encode()).hexdigest()[:16]
     model = f"{entry.id}/{result.case}"
     exporter = entry.exporter_for(result.case)
     blocks = extract(result.error_text) if result.run.outcome != "ok" else []
-    main = primary_block(blocks, Matcher([entry_ref(entry)]), entry.id) if blocks else None
+    main = primary_block(blocks, matcher, entry.id) if blocks else None
     return {
         "schema": SCHEMA,
         "key": observation_key("entry", model, exporter, case_hash, versions),
@@ -159,7 +159,7 @@ def check_entries(entries: list[Entry], *, jobs: int = 2, record: bool = False,
             else:
                 _check_fixed(res, torch_version, report)
             if record:
-                obs = _observation(entry, res, versions, env)
+                obs = _observation(entry, res, matcher, versions, env)
                 if obs["key"] not in known:
                     append_observation(obs_path, obs)
                     known.add(obs["key"])
