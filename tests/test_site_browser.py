@@ -136,6 +136,11 @@ def test_chinese_page_search_finds_segmented_words(served, browser):
     pg.goto(site_url + "zh_CN/search.html?q=" + urllib.request.quote(word))
     results = pg.locator("#search-results ul.search li")
     results.first.wait_for(timeout=15000)
+    # Sphinx appends results one by one: wait for the list to grow, not for its first item.
+    try:
+        pg.wait_for_function("document.querySelectorAll('#search-results ul.search li').length > 5", timeout=15000)
+    except Exception:
+        pass  # the assertion below reports the count
     assert results.count() > 5
     pg.screenshot(path=str(ARTIFACTS / "site-search-zh_CN.png"))
     pg.close()
