@@ -101,7 +101,10 @@ def _check_fixed(result: CaseResult, torch_version: str, report: EntryCheck) -> 
         report.fail(f"{result.case}: {run.outcome}" + (f" ({run.signal})" if run.signal else ""))
 
 
-def _observation(entry: Entry, result: CaseResult, matcher: Matcher, versions: dict, env: dict) -> dict:
+def case_observation(entry: Entry, result: CaseResult, versions: dict, env: dict,
+                     matcher: Matcher | None = None) -> dict:
+    """One script run as an observation. `versions` are those of the interpreter that ran it."""
+    matcher = matcher or Matcher([entry_ref(entry)])
     code = entry.code(result.case)
     case_hash = hashlib.sha256(code.encode()).hexdigest()[:16]
     model = f"{entry.id}/{result.case}"
@@ -159,7 +162,7 @@ def check_entries(entries: list[Entry], *, jobs: int = 2, record: bool = False,
             else:
                 _check_fixed(res, torch_version, report)
             if record:
-                obs = _observation(entry, res, matcher, versions, env)
+                obs = case_observation(entry, res, versions, env, matcher)
                 if obs["key"] not in known:
                     append_observation(obs_path, obs)
                     known.add(obs["key"])

@@ -51,7 +51,14 @@ def warm_up(exporters: tuple[str, ...] = ()) -> None:
     import torch
 
     torch.set_num_threads(1)  # one thread per attempt; also keeps OpenMP fork-safe
-    for name in ("transformers", "onnx", "onnxscript", "onnxruntime"):
+    try:  # torchvision first, through the CPU-torch workaround: timm and transformers import it
+        from .corpus.torchvision_compat import import_torchvision
+
+        import_torchvision()
+    except Exception:  # the torchvision models will record their own build failures
+        pass
+    for name in ("transformers", "timm", "onnx", "onnxscript", "onnxruntime",
+                 "executorch.exir", "executorch.runtime"):
         try:
             __import__(name)
         except Exception:  # an optional library missing only affects its exporter

@@ -221,6 +221,62 @@ def check(entry_ids, record, jobs, timeout):
 
 
 @cli.command()
+@click.option("--torch", "releases", multiple=True, metavar="VERSION",
+              help="A torch release to sweep (repeatable). Default: 2.4.1 2.6.0 2.9.1 2.13.0 2.15.0.")
+@click.option("--jobs", "-j", default=2, show_default=True, type=click.IntRange(1, 64), help="Scripts in parallel.")
+@click.option("--timeout", default=300.0, show_default=True, help="Seconds per script.")
+@click.option("--keep-venv", is_flag=True, help="Keep each release's venv (under build/sweep) instead of deleting it.")
+@click.argument("entry_ids", nargs=-1)
+def sweep(releases, jobs, timeout, keep_venv, entry_ids):
+    """Run every entry's scripts on other torch releases, each in a throw-away venv.
+
+    Observations go to observations/sweep-torch-<version>.jsonl; kb.db derives from them
+    on which releases each entry reproduces and the error text each release prints.
+    """
+    try:
+        from collectors.sweep import DEFAULT_RELEASES, run_release
+    except ImportError as exc:
+        raise click.ClickException(f"exportkb sweep needs the collectors: {exc}") from None
+    try:
+        catalogue = load_catalogue(paths.entries_dir())
+    except EntryError as exc:
+        raise click.ClickException(str(exc)) from None
+    by_id = {e.id: e for e in catalogue}
+    unknown = [i for i in entry_ids if i not in by_id]
+    if unknown:
+        raise click.UsageError(f"no such entry: {', '.join(unknown)}")
+    selected = [by_id[i] for i in entry_ids] if entry_ids else catalogue
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.table import Table
+
+    reports = []
+    for release in releases or DEFAULT_RELEASES:
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=err, transient=True) as bar:
+            task = bar.add_task(f"torch {release}: installing into a throw-away venv", total=None)
+
+            def progress(done, total, label):
+                bar.update(task, completed=done, total=total, description=label)
+
+            report = run_release(selected, release, jobs=jobs, timeout_s=timeout, keep_venv=keep_venv,
+                                 progress=progress)
+        reports.append(report)
+        if report.error:
+            out.print(f"[red]torch {release}: {escape(report.error)}[/]")
+        else:
+            outcomes = ", ".join(f"{k} {v}" for k, v in sorted(report.outcomes.items()))
+            out.print(f"torch {release}: {report.scripts} scripts ({outcomes}), {report.recorded} new observations; "
+                      f"venv {report.venv_mb / 1024:.1f} GB, install {report.install_s:.0f}s, run {report.run_s:.0f}s")
+    table = Table("torch", "venv GB", "install s", "run s", "scripts", "recorded", "error")
+    for r in reports:
+        table.add_row(r.torch, f"{r.venv_mb / 1024:.2f}", f"{r.install_s:.0f}", f"{r.run_s:.0f}", str(r.scripts),
+                      str(r.recorded), escape(r.error or ""))
+    out.print(table)
+    sys.exit(1 if any(r.error for r in reports) else 0)
+
+
+@cli.command()
 @click.option("--corpus", "sources", default="transformers,torchvision,timm,exportdb,entry", show_default=True,
               help="Comma-separated corpus sources (or module:dotted.name for a custom one).")
 @click.option("--exporters", default=",".join(("export", "export-strict", "export-dynamic", "jit-script", "jit-trace",

@@ -1,10 +1,11 @@
-"""Writing in place into a tensor built inside forward from Python data.
+"""Writing in place into the result of `.to(device)` inside forward.
 
-BLIP's captioning forward tokenizes its text prompt inside `forward` and then
-overwrites the first token id in place (`input_ids[:, 0] = bos_token_id`).
-Non-strict torch.export used to reject that write with "cannot mutate tensors
-with frozen storage". This is the same pattern, with a tiny in-memory tokenizer.
-On torch 2.13.0 the export succeeds; the script reports that and exits 0.
+BLIP's captioning forward tokenizes its text prompt, moves the ids with
+`.to(image.device)` and then overwrites the first token id in place
+(`input_ids[:, 0] = bos_token_id`). Non-strict torch.export on older releases
+rejected that write with "cannot mutate tensors with frozen storage". This is the
+same pattern, with a tiny in-memory tokenizer. On torch 2.13.0 the export
+succeeds; the script reports that and exits 0.
 """
 import torch
 from tokenizers import Tokenizer
@@ -33,8 +34,9 @@ class TinyCaptioner(nn.Module):
         self.text_embed = nn.Embedding(len(VOCAB), dim)
 
     def forward(self, image):
-        input_ids = torch.tensor([self.tok.encode("[CLS] " + self.prompt).ids])
-        input_ids[:, 0] = self.bos_token_id  # in-place write into a tensor made from Python data
+        # BLIP: self.tokenizer(..., return_tensors="pt").to(image.device)
+        input_ids = torch.tensor([self.tok.encode("[CLS] " + self.prompt).ids]).to(image.device)
+        input_ids[:, 0] = self.bos_token_id  # in-place write into the result of .to()
         image_embeds = self.image_proj(image.mean(dim=(2, 3)))
         return self.text_embed(input_ids) + image_embeds[:, None, :]
 

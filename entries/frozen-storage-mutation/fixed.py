@@ -1,4 +1,4 @@
-"""Cloning the tensor before the in-place write makes it an ordinary traced tensor."""
+"""Cloning the result of `.to()` before the in-place write makes it an ordinary traced tensor."""
 import torch
 from tokenizers import Tokenizer
 from tokenizers.models import WordLevel
@@ -26,7 +26,7 @@ class TinyCaptioner(nn.Module):
         self.text_embed = nn.Embedding(len(VOCAB), dim)
 
     def forward(self, image):
-        input_ids = torch.tensor([self.tok.encode("[CLS] " + self.prompt).ids])
+        input_ids = torch.tensor([self.tok.encode("[CLS] " + self.prompt).ids]).to(image.device)
         input_ids = input_ids.clone()  # the write below now lands in a fresh traced tensor
         input_ids[:, 0] = self.bos_token_id
         image_embeds = self.image_proj(image.mean(dim=(2, 3)))

@@ -1,0 +1,194 @@
+"""`exportkb sweep --torch VERSION ...`: run every entry's scripts on other torch releases.
+
+For each release:
+1. create a throw-away venv and install that torch with companions of its time
+   (transformers, onnx, onnxscript, onnxruntime). The registry's default Linux builds
+   carry CUDA; they run on the CPU here, they are only bigger.
+2. run each entry's failing and fixed scripts with that venv's interpreter, isolated
+   and limited exactly like `exportkb check` (collectors.isolate);
+3. append one observation per script to observations/sweep-torch-<version>.jsonl,
+   tagged with the versions that venv really has;
+4. delete the venv, so a sweep of five releases never holds more than one on disk.
+
+Nothing is judged here: whether a failure "reproduces" depends on the entries' patterns,
+which change more often than releases do, so kb.build decides it from the raw records.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kb import paths
+from kb.catalogue import Entry
+from kb.observations import VERSIONED_LIBS, append_observation, existing_keys
+
+from .check import CaseResult, case_observation
+from .isolate import run_script
+from .portable import portable, trim
+
+# Companion pins per torch release: the versions that were current when it shipped, so
+# each release is seen as its users saw it. A release not listed gets the registry's
+# newest companions that pip finds compatible.
+COMPANIONS: dict[str, dict[str, str]] = {
+    "2.4.1": {"transformers": "4.44.2", "onnx": "1.16.2", "onnxscript": "0.1.0", "onnxruntime": "1.19.2",
+              "numpy": "1.26.4"},
+    "2.6.0": {"transformers": "4.48.3", "onnx": "1.17.0", "onnxscript": "0.2.0", "onnxruntime": "1.20.1",
+              "numpy": "2.2.2"},
+    "2.9.1": {"transformers": "4.57.1", "onnx": "1.19.1", "onnxscript": "0.5.4", "onnxruntime": "1.23.2"},
+    "2.13.0": {"transformers": "5.23.0", "onnx": "1.23.2", "onnxscript": "0.7.2", "onnxruntime": "1.31.1"},
+    "2.15.0": {"transformers": "5.23.0", "onnx": "1.23.2", "onnxscript": "0.7.2", "onnxruntime": "1.31.1"},
+}
+DEFAULT_RELEASES = ("2.4.1", "2.6.0", "2.9.1", "2.13.0", "2.15.0")
+
+# Run inside the throw-away venv: what it really has, read from package metadata.
+_VERSIONS_PROBE = """
+import json, platform, sys
+from importlib import metadata
+libs = {libs!r}
+found = {{}}
+for lib in libs:
+    try:
+        found[lib] = metadata.version(lib)
+    except metadata.PackageNotFoundError:
+        found[lib] = None
+print(json.dumps({{"versions": found, "python": platform.python_version(),
+                  "platform": sys.platform + "-" + platform.machine()}}))
+"""
+
+
+class SweepError(RuntimeError):
+    """A release could not be set up; the message says which step and why."""
+
+
+@dataclass
+class ReleaseReport:
+    torch: str
+    venv_mb: float = 0.0
+    install_s: float = 0.0
+    run_s: float = 0.0
+    scripts: int = 0
+    recorded: int = 0
+    outcomes: dict[str, int] = field(default_factory=dict)
+    versions: dict[str, str | None] = field(default_factory=dict)
+    error: str | None = None
+
+
+def requirements(torch_version: str) -> list[str]:
+    pins = COMPANIONS.get(torch_version, {})
+    reqs = [f"torch=={torch_version}"]
+    for lib in ("transformers", "onnx", "onnxscript", "onnxruntime", "numpy"):
+        if lib in pins:
+            reqs.append(f"{lib}=={pins[lib]}")
+        elif lib != "numpy":
+            reqs.append(lib)
+    return reqs
+
+
+def sweep_dir() -> Path:
+    return Path(os.environ.get("EXPORTKB_SWEEP_DIR") or paths.root() / "build" / "sweep")
+
+
+def output_path(torch_version: str, folder: Path | None = None) -> Path:
+    return (folder or paths.observations_dir()) / f"sweep-torch-{torch_version}.jsonl"
+
+
+def _du_mb(folder: Path) -> float:
+    total = 0
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                pass
+    return total / 2**20
+
+
+def _pip(python: Path, args: list[str], log: Path) -> None:
+    env = dict(os.environ, PIP_NO_CACHE_DIR="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    with log.open("ab") as fh:
+        proc = subprocess.run([str(python), "-m", "pip", *args], stdout=fh, stderr=subprocess.STDOUT, env=env)
+    if proc.returncode:
+        tail = log.read_text(errors="replace").strip().splitlines()[-5:]
+        raise SweepError(f"pip {' '.join(args[:3])}... failed (exit {proc.returncode}); see {log}:\n  " + "\n  ".join(tail))
+
+
+def create_venv(torch_version: str, folder: Path) -> Path:
+    """A fresh venv with this torch and its companions; returns its interpreter."""
+    if folder.exists():
+        shutil.rmtree(folder)  # a leftover from a killed sweep: start clean
+    folder.mkdir(parents=True)
+    subprocess.run([sys.executable, "-m", "venv", str(folder / "venv")], check=True)
+    python = folder / "venv" / "bin" / "python"
+    log = folder / "pip.log"
+    # The project's constraints pin torch for its own venv; a sweep venv must not see them.
+    _pip(python, ["install", "--only-binary", ":all:", *requirements(torch_version)], log)
+    return python
+
+
+def probe_versions(python: Path) -> dict:
+    code = _VERSIONS_PROBE.format(libs=list(VERSIONED_LIBS))
+    out = subprocess.run([str(python), "-c", code], capture_output=True, text=True, timeout=120)
+    if out.returncode:
+        raise SweepError(f"could not read versions in {python}: {out.stderr.strip()[-500:]}")
+    return json.loads(out.stdout)
+
+
+def _portable_for(venv: Path, text: str) -> str:
+    """Like portable(), but for paths of the throw-away venv, which portable() cannot know."""
+    site_packages = sorted((venv / "lib").glob("python*/site-packages"))
+    for sp in site_packages:
+        text = text.replace(str(sp), "<site-packages>")
+    text = text.replace(str(venv), "<venv>")
+    return portable(text, paths.root())
+
+
+def run_release(entries: list[Entry], torch_version: str, *, jobs: int = 2, timeout_s: float = 300.0,
+                keep_venv: bool = False, out_folder: Path | None = None, progress=None) -> ReleaseReport:
+    report = ReleaseReport(torch_version)
+    folder = sweep_dir() / f"torch-{torch_version}"
+    out = output_path(torch_version, out_folder)
+    try:
+        start = time.monotonic()
+        python = create_venv(torch_version, folder)
+        report.install_s = round(time.monotonic() - start, 1)
+        report.venv_mb = round(_du_mb(folder / "venv"), 1)
+        probed = probe_versions(python)
+        report.versions = probed["versions"]
+        env = {"python": probed["python"], "platform": probed["platform"]}
+        jobs_list = [(e, c, "failing") for e in entries for c in e.failing_cases] + \
+                    [(e, e.fixed_case, "fixed") for e in entries]
+        report.scripts = len(jobs_list)
+        known = existing_keys(out)
+
+        def run(job):
+            entry, case, kind = job
+            r = run_script(entry.folder / case, timeout_s=timeout_s, python=str(python))
+            text = trim(_portable_for(folder / "venv", r.stderr)) if r.stderr else ""
+            return job, CaseResult(case, kind, r, text)
+
+        start = time.monotonic()
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            for n, ((entry, case, _kind), res) in enumerate(pool.map(run, jobs_list), 1):
+                record = case_observation(entry, res, report.versions, env)
+                record["sweep"] = True
+                report.outcomes[res.run.outcome] = report.outcomes.get(res.run.outcome, 0) + 1
+                if record["key"] not in known:
+                    append_observation(out, record)
+                    known.add(record["key"])
+                    report.recorded += 1
+                if progress:
+                    progress(n, len(jobs_list), f"torch {torch_version}: {entry.id}/{case}")
+        report.run_s = round(time.monotonic() - start, 1)
+    except (SweepError, subprocess.SubprocessError, OSError) as exc:
+        report.error = str(exc)
+    finally:
+        if not keep_venv and folder.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+    return report
