@@ -11,12 +11,11 @@ appended to the observations as data.
 """
 from __future__ import annotations
 
-import hashlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kb import paths
+from kb import paths, version_status
 from kb.build import entry_ref, observed_texts, primary_block
 from kb.catalogue import Entry
 from kb.extract import extract
@@ -105,8 +104,7 @@ def case_observation(entry: Entry, result: CaseResult, versions: dict, env: dict
                      matcher: Matcher | None = None) -> dict:
     """One script run as an observation. `versions` are those of the interpreter that ran it."""
     matcher = matcher or Matcher([entry_ref(entry)])
-    code = entry.code(result.case)
-    case_hash = hashlib.sha256(code.encode()).hexdigest()[:16]
+    case_hash = version_status.case_hash(entry, result.case)
     model = f"{entry.id}/{result.case}"
     exporter = entry.exporter_for(result.case)
     blocks = extract(result.error_text) if result.run.outcome != "ok" else []

@@ -23,8 +23,10 @@ from .extract import ExceptionBlock, extract
 from .matcher import EntryRef, Matcher
 from .normalize import normalize
 from .observations import VERSIONED_LIBS, read_observations
+from . import version_status
+from .version_status import EntryVersions
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 @dataclass
@@ -101,8 +103,10 @@ def observed_texts(entries: list[Entry], observations: list[dict]) -> dict[str, 
             continue
         if not str(rec.get("case", "")).startswith("failing"):
             continue
-        block = primary_block(extract(rec.get("traceback") or rec.get("message") or ""), pattern_only, entry_id)
-        if block is not None:
+        # Only an error one of the entry's patterns names is learned: a script that fails
+        # differently on an old release (an API it uses did not exist yet) teaches nothing.
+        block = pattern_only.pattern_hits(entry_id, extract(rec.get("traceback") or rec.get("message") or ""))
+        if block is not None and block.text not in texts.get(entry_id, ()):
             texts.setdefault(entry_id, []).append(block.text)
     return texts
 
@@ -111,8 +115,14 @@ def _create_tables(kdb: sqlite_utils.Database) -> None:
     kdb["entries"].create(
         {"id": str, "title": str, "rule": str, "exporters": str, "stage": str, "tags": str,
          "reproduces_on_pinned": int, "patterns": str, "cause": str, "fix": str, "notes": str,
-         "refs": str, "failing_code": str, "fixed_code": str, "url": str},
+         "refs": str, "failing_code": str, "fixed_code": str, "url": str,
+         "reproduces_on": str, "fixed_in": str, "retired": int, "version_summary": str},
         pk="id",
+    )
+    kdb["entry_versions"].create(
+        {"entry": str, "torch": str, "release_order": int, "status": str, "fix": str, "failing_run": int,
+         "failing_reproduced": int, "failing_failed": int, "fixed_run": int, "fixed_ok": int, "error_text": str},
+        pk=("entry", "torch"), foreign_keys=[("entry", "entries", "id")],
     )
     kdb["cases"].create(
         {"entry": str, "case": str, "kind": str, "exporter": str, "code": str},
@@ -133,7 +143,7 @@ def _create_tables(kdb: sqlite_utils.Database) -> None:
     kdb["meta"].create({"key": str, "value": str}, pk="key")
 
 
-def _entry_row(e: Entry) -> dict:
+def _entry_row(e: Entry, versions: EntryVersions) -> dict:
     return {
         "id": e.id,
         "title": e.title,
@@ -150,7 +160,20 @@ def _entry_row(e: Entry) -> dict:
         "failing_code": e.code("failing.py"),
         "fixed_code": e.code(e.fixed_case),
         "url": paths.entry_url(e.id),
+        "reproduces_on": json.dumps(versions.reproduces_on),
+        "fixed_in": versions.fixed_in,
+        "retired": int(versions.retired),
+        "version_summary": versions.summary(),
     }
+
+
+def _version_rows(versions: dict[str, EntryVersions]):
+    for eid in sorted(versions):
+        for order, r in enumerate(versions[eid].releases):
+            yield {"entry": eid, "torch": r.torch, "release_order": order, "status": r.status, "fix": r.fix,
+                   "failing_run": r.failing_run, "failing_reproduced": r.failing_reproduced,
+                   "failing_failed": r.failing_failed, "fixed_run": r.fixed_run, "fixed_ok": r.fixed_ok,
+                   "error_text": r.error_text}
 
 
 def _observation_row(rec: dict, matcher: Matcher) -> tuple[dict, bool]:
@@ -204,6 +227,7 @@ def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
 
     observed = observed_texts(entries, observations)
     matcher = Matcher([entry_ref(e) for e in entries], observed)
+    versions = version_status.compute(entries, observations, matcher)
 
     tmp = db.with_name(f".{db.name}.{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)
@@ -211,7 +235,8 @@ def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
     try:
         kdb = sqlite_utils.Database(conn)
         _create_tables(kdb)
-        kdb["entries"].insert_all(_entry_row(e) for e in entries)
+        kdb["entries"].insert_all(_entry_row(e, versions[e.id]) for e in entries)
+        kdb["entry_versions"].insert_all(_version_rows(versions))
         kdb["cases"].insert_all(
             {"entry": e.id, "case": c, "kind": "fixed" if c == e.fixed_case else "failing",
              "exporter": e.exporter_for(c), "code": e.code(c)}

@@ -22,6 +22,7 @@ EXPORTERS = (
 STAGES = ("capture", "lower", "save-load", "run", "numeric")
 REQUIRED = ("id", "title", "rule", "exporters", "stage", "tags", "reproduces", "patterns", "cause", "fix")
 REF_KINDS = ("exportdb", "graph_breaks", "issues", "docs")
+_ISSUE_REF = re.compile(r"[\w.-]+/[\w.-]+#\d+")
 ID_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 _RE2_OPTIONS = re2.Options()
@@ -134,6 +135,9 @@ def load_entry(folder: Path) -> Entry:
     if extra:
         raise EntryError(f"{where}: unknown [refs] key(s) {sorted(extra)}; known: {', '.join(REF_KINDS)}")
     refs = {k: _str_list(refs_raw, k, where, allow_empty=True) if k in refs_raw else () for k in REF_KINDS}
+    for issue in refs["issues"]:
+        if not _ISSUE_REF.fullmatch(issue):
+            raise EntryError(f"{where}: [refs] issues entry {issue!r} must look like 'owner/repo#123'")
     cases_raw = data.get("cases", {})
     if not isinstance(cases_raw, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in cases_raw.items()

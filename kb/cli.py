@@ -216,8 +216,25 @@ def check(entry_ids, record, jobs, timeout):
             for p in r.problems:
                 out.print(f"          - {escape(p)}")
     counts = {s: sum(r.status == s for r in reports) for s in ("pass", "no-repro", "error")}
-    out.print(f"{counts['pass']} pass, {counts['no-repro']} no-repro, {counts['error']} error on torch {torch_version}")
+    retired = _retired_entries([r.entry.id for r in reports])
+    for eid, summary in retired:
+        out.print(f"[yellow]retired[/]   {eid}: {summary} (kept for old logs; see the entry's release table)")
+    out.print(f"{counts['pass']} pass, {counts['no-repro']} no-repro, {counts['error']} error on torch {torch_version}"
+              + (f"; {len(retired)} retired" if retired else ""))
     sys.exit(1 if bad else 0)
+
+
+def _retired_entries(ids: list[str]) -> list[tuple[str, str]]:
+    """Entries whose failing scripts reproduce on no release that ran them (pinned run and sweeps)."""
+    import sqlite_utils
+
+    from .build import ensure_built
+
+    db, _ = ensure_built()
+    marks = ",".join("?" * len(ids))
+    rows = sqlite_utils.Database(db).query(
+        f"select id, version_summary from entries where retired = 1 and id in ({marks}) order by id", ids)
+    return [(r["id"], r["version_summary"]) for r in rows]
 
 
 @cli.command()

@@ -95,7 +95,9 @@ def extract(text: str, *, already_clean: bool = False) -> list[ExceptionBlock]:
             continue
         if current is None:
             continue
-        if stripped in _BOUNDARY:
+        # warnings.warn prints the message, then the indented source line; the next
+        # unindented line is someone else's output (a log line, another message).
+        if stripped in _BOUNDARY or (current[1] == "warning" and line[:1] not in ("", " ", "\t")):
             close()
             current, body = None, []
             continue

@@ -31,6 +31,9 @@ _LOG_PREFIXES = [
     # glog-style lines that torch itself prints: "W1121 16:10:45.281000 2476 path.py:123] ".
     # Under torch.compile they carry a frame id too: "...recording.py:299] [0/0] ".
     r"[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{1,9}[ \t]+\d{1,10}[ \t]+[^\]\n]{1,300}\][ \t]?(?:\[\d{1,6}/\d{1,6}\][ \t]?)?",
+    # The same lines as the collectors store them, with clock and pid removed so that
+    # records stay reproducible (collectors.portable): "E torch/_guards.py:262] [0/0] ".
+    r"[IWEF] [\w./<>-]{1,300}:\d{1,7}\][ \t]?(?:\[\d{1,6}/\d{1,6}\][ \t]?)?",
     # GitHub Actions annotations.
     r"##\[(?:error|warning|notice|debug|group|endgroup)\]",
     # pytest's failure-section prefix "E   ".

@@ -13,7 +13,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .build import load_matcher, primary_block
+from .build import load_matcher
+from .version_status import code_hash
 from .catalogue import EXPORTERS, STAGES
 from .extract import extract
 
@@ -41,24 +42,14 @@ class ObservedError:
 
 @dataclass
 class VersionStatus:
+    """One row of kb.db's entry_versions (see kb.version_status for the statuses)."""
     torch: str
+    status: str  # reproduces | partly | differs | no-repro | error
+    fix: str  # works | fails | not-run
     failing_run: int
-    failing_failed: int
+    failing_reproduced: int
     fixed_run: int
     fixed_ok: int
-
-    @property
-    def status(self) -> str:
-        """'reproduces', 'partly' (some failing cases stopped failing) or 'no-repro'."""
-        if self.failing_failed == 0:
-            return "no-repro"
-        return "reproduces" if self.failing_failed == self.failing_run else "partly"
-
-    @property
-    def fix(self) -> str:
-        if not self.fixed_run:
-            return "not-run"
-        return "works" if self.fixed_ok == self.fixed_run else "fails"
 
 
 @dataclass
@@ -79,6 +70,9 @@ class EntryPage:
     errors: list[ObservedError] = field(default_factory=list)
     statuses: list[VersionStatus] = field(default_factory=list)
     corpus_models: list[tuple[str, int]] = field(default_factory=list)  # (model, observations)
+    reproduces_on: list[str] = field(default_factory=list)
+    fixed_in: str | None = None
+    retired: bool = False
 
     @property
     def corpus_hits(self) -> int:
@@ -173,7 +167,8 @@ def _entry_page(conn: sqlite3.Connection, row: sqlite3.Row, matcher) -> EntryPag
         id=eid, title=row["title"], rule=row["rule"], exporters=json.loads(row["exporters"]),
         stage=row["stage"], tags=json.loads(row["tags"]), reproduces_on_pinned=bool(row["reproduces_on_pinned"]),
         patterns=json.loads(row["patterns"]), cause=row["cause"], fix=row["fix"], notes=row["notes"] or "",
-        refs=json.loads(row["refs"]),
+        refs=json.loads(row["refs"]), reproduces_on=json.loads(row["reproduces_on"]), fixed_in=row["fixed_in"],
+        retired=bool(row["retired"]),
     )
     # failing.py first, its variants by name, the fixed script last: the order a reader compares them.
     for c in _rows(conn, 'select * from cases where entry = ? order by kind = \'fixed\', "case" != \'failing.py\', "case"',
@@ -182,15 +177,20 @@ def _entry_page(conn: sqlite3.Connection, row: sqlite3.Row, matcher) -> EntryPag
     obs = _rows(conn, "select * from observations where source = 'entry' and entry = ? order by key", eid)
 
     errors: dict[tuple[str, str], ObservedError] = {}
+    current = {c.name: code_hash(c.code) for c in page.cases}
     for o in obs:
         if o["outcome"] != "fail" or not str(o["case"] or "").startswith("failing"):
             continue
+        if current.get(o["case"]) != o["case_hash"]:
+            continue  # a run of an earlier version of the script
         # The exception the entry explains, not the wrapper around it: the same choice
         # kb.build makes for entry_texts.
-        block = primary_block(extract(o["traceback"] or o["message"] or ""), matcher, eid)
-        text = (block.text if block is not None else (o["message"] or "")).strip("\n")
+        # Only errors the entry's patterns name: a script that fails differently on an old
+        # release shows up in the status table as "fails with another error", not here.
+        block = matcher.pattern_hits(eid, extract(o["traceback"] or o["message"] or ""))
+        text = block.text.strip("\n") if block is not None else ""
         if not text.strip():
-            continue  # nothing to show; the status table still counts the run
+            continue
         key = (o["case"], text)
         if key not in errors:
             errors[key] = ObservedError(o["case"], o["exporter"], o["stage"], text, [])
@@ -201,12 +201,11 @@ def _entry_page(conn: sqlite3.Connection, row: sqlite3.Row, matcher) -> EntryPag
     for e in page.errors:
         e.torch.sort(key=version_key)
 
-    per_version: dict[str, VersionStatus] = {}
-    for o in obs:
-        if not o["torch"]:
-            continue
-        _count_case(per_version.setdefault(o["torch"], VersionStatus(o["torch"], 0, 0, 0, 0)), o)
-    page.statuses = [per_version[v] for v in sorted(per_version, key=version_key)]
+    page.statuses = [
+        VersionStatus(r["torch"], r["status"], r["fix"], r["failing_run"], r["failing_reproduced"], r["fixed_run"],
+                      r["fixed_ok"])
+        for r in _rows(conn, "select * from entry_versions where entry = ? order by release_order", eid)
+    ]
 
     page.corpus_models = [
         (r["model"], r["n"]) for r in _rows(
@@ -259,7 +258,10 @@ def _corpus(conn: sqlite3.Connection) -> Corpus:
 
 def _entry_runs(conn: sqlite3.Connection) -> list[EntryRuns]:
     runs: dict[str, EntryRuns] = {}
-    for o in _rows(conn, 'select exporter, "case", outcome from observations where source = \'entry\''):
+    # Only the entries' own script runs (check and sweep), which carry their entry id; the
+    # collectors' "entry" corpus source records the same scripts as models, without it.
+    for o in _rows(conn, 'select exporter, "case", outcome from observations where source = \'entry\' '
+                         'and entry is not null'):
         _count_case(runs.setdefault(o["exporter"], EntryRuns(o["exporter"], 0, 0, 0, 0)), o)
     rank = {x: i for i, x in enumerate(EXPORTERS)}
     return sorted(runs.values(), key=lambda r: (rank.get(r.exporter, 99), r.exporter))

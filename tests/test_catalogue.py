@@ -69,6 +69,16 @@ def test_bad_stage(kb_root):
         load_entry(folder)
 
 
+def test_issue_reference_must_name_repo_and_number(kb_root):
+    folder = kb_root / "entries" / "static-batch-size"
+    toml = (folder / "entry.toml").read_text()
+    start = toml.index("issues = [")
+    end = toml.index("]", start) + 1
+    (folder / "entry.toml").write_text(toml[:start] + 'issues = ["https://github.com/pytorch/pytorch/issues/1"]' + toml[end:])
+    with pytest.raises(EntryError, match="must look like 'owner/repo#123'"):
+        load_entry(folder)
+
+
 def test_pattern_with_lookahead_is_rejected_with_reason(kb_root):
     folder = kb_root / "entries" / "static-batch-size"
     _edit(folder, "patterns = [", "patterns = [\n    'Guard (?=failed)',")

@@ -15,10 +15,26 @@ def test_clean_strips_ansi_and_stacked_log_prefixes():
     "[rank3]:", "[default0]: ", "2025-01-02 03:04:05,123 ", "[12:34:56] ", "##[error]", "E   ",
     "W1121 16:10:45.281000 2476 torch/fx/experimental/symbolic_shapes.py:8866] ",
     "E1213 17:31:51.629000 3722811 pytorch/torch/fx/experimental/recording.py:299] [0/0] ",
+    "E torch/_guards.py:262] [0/0] ",  # as collectors.portable stores glog lines
     "ERROR:root:",
 ])
 def test_clean_strips_each_known_log_prefix(prefix):
     assert clean(prefix + "ValueError: boom") == "ValueError: boom"
+
+
+def test_stored_glog_lines_do_not_join_the_warning_before_them():
+    # Recorded on torch 2.4.1 (observations/sweep-torch-2.4.1.jsonl, dynamic-dim-specialized).
+    text = ("<site-packages>/onnxscript/converter.py:823: FutureWarning: 'param_schemas' is deprecated\n"
+            "  param_schemas = callee.param_schemas()\n"
+            "E torch/_guards.py:262] [0/0] Error while creating guard:\n"
+            "E torch/_guards.py:262] [0/0] Traceback (most recent call last):\n"
+            "E torch/_guards.py:262] [0/0]   File \"<site-packages>/torch/_guards.py\", line 260, in create\n"
+            "E torch/_guards.py:262] [0/0]     return self.create_fn(builder, self)\n"
+            "E torch/_guards.py:262] [0/0] torch.fx.experimental.symbolic_shapes.ConstraintViolationError: "
+            "Constraints violated (batch)!\n")
+    blocks = extract(text)
+    assert blocks[0].kind == "warning" and "Error while creating guard" not in blocks[0].message
+    assert any(b.type.endswith("ConstraintViolationError") for b in blocks)
 
 
 def test_clean_keeps_the_error_wording():

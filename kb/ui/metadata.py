@@ -25,6 +25,10 @@ ENTRY_COLUMNS = {
     "failing_code": "failing.py, verbatim: the minimal script that reproduces the failure.",
     "fixed_code": "fixed.py, verbatim: the same model with the fix, checked against eager.",
     "url": "The entry's page on the documentation site (English).",
+    "reproduces_on": "torch releases on which a failing script fails with an error the patterns name (JSON list).",
+    "fixed_in": "First release after the last reproducing one, if it and every later run release no longer reproduce.",
+    "retired": "1 if the failing scripts reproduce on none of the releases they ran on.",
+    "version_summary": "The release facts in one line, as the search results show them.",
 }
 
 OBSERVATION_COLUMNS = {
@@ -108,7 +112,7 @@ def metadata() -> dict:
                     "entries": {
                         "description": "One row per catalogue entry: a known export failure, its cause and fix.",
                         "columns": ENTRY_COLUMNS,
-                        "facets": ["stage", "reproduces_on_pinned", {"array": "exporters"}, {"array": "tags"}],
+                        "facets": ["stage", "reproduces_on_pinned", "retired", "fixed_in", {"array": "exporters"}, {"array": "tags"}],
                         "sortable_columns": ["id", "stage"],
                     },
                     "cases": {
@@ -128,6 +132,23 @@ def metadata() -> dict:
                         "facets": ["exporter", "stage", "outcome", "torch", "source", "matched_entry"],
                         "sortable_columns": ["model", "exporter", "outcome", "torch", "duration_s", "peak_rss_mb"],
                         "label_column": "model",
+                    },
+                    "entry_versions": {
+                        "description": "Each entry on each torch release its scripts ran on (exportkb check and exportkb sweep).",
+                        "columns": {
+                            "entry": "Entry id.",
+                            "torch": "torch release, without the local build tag.",
+                            "release_order": "Position of the release, oldest first.",
+                            "status": "reproduces, partly, differs (fails with another error), no-repro, or error (timeout/crash).",
+                            "fix": "works, fails or not-run: the fixed script on this release.",
+                            "failing_run": "Failing scripts that ran.",
+                            "failing_reproduced": "Failing scripts that failed with an error the entry's patterns name.",
+                            "failing_failed": "Failing scripts that failed at all.",
+                            "fixed_run": "Fixed-script runs.",
+                            "fixed_ok": "Fixed-script runs that exited cleanly.",
+                            "error_text": "The failing script's main error on this release.",
+                        },
+                        "facets": ["torch", "status", "fix"],
                     },
                     "entry_texts": {
                         "description": "Error texts observed when each entry's failing scripts ran; the matcher's similarity documents.",

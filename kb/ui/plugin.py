@@ -50,7 +50,8 @@ async def _entry_details(db, ids: list[str]) -> dict[str, dict]:
     if not ids:
         return {}
     marks = ",".join("?" * len(ids))
-    rows = (await db.execute(f"select id, cause, fix, exporters, stage from entries where id in ({marks})", ids)).rows
+    rows = (await db.execute(
+        f"select id, cause, fix, exporters, stage, version_summary from entries where id in ({marks})", ids)).rows
     details = {r["id"]: dict(r) for r in rows}
     seen = await db.execute(
         f"select coalesce(entry, matched_entry) as eid, group_concat(distinct torch) as versions from observations "
@@ -98,6 +99,7 @@ async def home(datasette, request):
                 context["results"] = [
                     {"match": m, "cause": first_sentence(details[m.id]["cause"]),
                      "torch_versions": details[m.id].get("torch_versions", []),
+                     "version_summary": details[m.id].get("version_summary"),
                      "observed": details[m.id].get("observed", ""), "docs": docs_url(m.id, lang)}
                     for m in confident
                 ]
@@ -124,7 +126,11 @@ async def entry_page(datasette, request):
         "from observations where entry = ? or matched_entry = ? order by torch desc, source, model, exporter",
         [entry_id, entry_id])).rows]
     models = sorted({o["model"] for o in observations if o["source"] != "entry" and o["outcome"] != "ok"})
+    releases = [dict(r) for r in (await db.execute(
+        "select torch, status, fix, failing_run, failing_reproduced, fixed_run, fixed_ok, error_text "
+        "from entry_versions where entry = ? order by release_order", [entry_id])).rows]
     context = {"entry": entry, "cases": cases, "observations": observations, "models": models, "langs": LANGS,
+               "releases": releases,
                "lang": lang, "docs": {code: docs_url(entry_id, code) for code in LANGS}}
     return Response.html(await datasette.render_template("exportkb_entry.html", context, request=request))
 

@@ -1,0 +1,153 @@
+"""Per-entry status on each torch release, derived from the entries' own script runs.
+
+The runs come from `exportkb check --record` (the pinned release) and `exportkb sweep`
+(other releases). Only runs of the scripts as they are now count: an observation whose
+case hash differs from the current code recorded a script that no longer exists.
+
+For one release, the failing scripts decide the status:
+* reproduces: every failing script failed and one of the entry's patterns names the error;
+* partly: some failing scripts reproduce and some do not;
+* differs: no failing script reproduces, but some failed with another error (an API
+  the script uses may not exist yet on that release, say): the error text is shown, and
+  it is not learned by the matcher unless a pattern is widened to name it;
+* no-repro: every failing script ran cleanly;
+* error: the scripts only timed out or crashed.
+
+Across releases: `fixed_in` is the first release after the last one that reproduces,
+provided it and every later release no longer reproduce. An entry that reproduces on no
+release at all is `retired`, like a retired error code: kept for the text in old logs.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from .catalogue import Entry
+from .extract import extract
+
+REPRODUCING = ("reproduces", "partly")
+
+
+def code_hash(code: str) -> str:
+    return hashlib.sha256(code.encode()).hexdigest()[:16]
+
+
+def case_hash(entry: Entry, case: str) -> str:
+    """Must agree with collectors.check.case_observation, which stamps each run with it."""
+    return code_hash(entry.code(case))
+
+
+def release_of(torch_version: str | None) -> str | None:
+    """'2.4.1+cu121' and '2.4.1' are the same release for this purpose."""
+    return torch_version.split("+")[0] if torch_version else None
+
+
+def release_key(version: str) -> tuple:
+    parts = []
+    for piece in version.split("+")[0].split("."):
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts)
+
+
+@dataclass
+class ReleaseStatus:
+    torch: str
+    failing_run: int = 0
+    failing_reproduced: int = 0
+    failing_failed: int = 0
+    fixed_run: int = 0
+    fixed_ok: int = 0
+    failing_clean: int = 0
+    error_text: str = ""  # the first failing script's primary error on this release
+
+    @property
+    def status(self) -> str:
+        if self.failing_reproduced:
+            return "reproduces" if self.failing_reproduced == self.failing_run else "partly"
+        if self.failing_failed:
+            return "differs"
+        if self.failing_run and self.failing_run == self.failing_clean:
+            return "no-repro"
+        return "error"
+
+    @property
+    def fix(self) -> str:
+        if not self.fixed_run:
+            return "not-run"
+        return "works" if self.fixed_ok == self.fixed_run else "fails"
+
+
+@dataclass
+class EntryVersions:
+    entry: str
+    releases: list[ReleaseStatus] = field(default_factory=list)  # oldest first
+
+    @property
+    def reproduces_on(self) -> list[str]:
+        return [r.torch for r in self.releases if r.status in REPRODUCING]
+
+    @property
+    def fixed_in(self) -> str | None:
+        last = max((i for i, r in enumerate(self.releases) if r.status in REPRODUCING), default=None)
+        if last is None or last == len(self.releases) - 1:
+            return None
+        later = self.releases[last + 1:]
+        return later[0].torch if all(r.status == "no-repro" for r in later) else None
+
+    @property
+    def retired(self) -> bool:
+        """No release reproduces the entry, and at least one ran the failing scripts cleanly.
+
+        Releases that only timed out, crashed or failed differently say nothing either way."""
+        return not self.reproduces_on and any(r.status == "no-repro" for r in self.releases)
+
+    def summary(self) -> str:
+        if not self.releases:
+            return "no runs recorded"
+        if not self.reproduces_on:
+            return "reproduces on none of " + ", ".join(r.torch for r in self.releases)
+        text = "reproduces on " + ", ".join(self.reproduces_on)
+        if self.fixed_in:
+            text += f"; fixed in {self.fixed_in}"
+        return text
+
+
+def compute(entries: list[Entry], observations: list[dict], matcher) -> dict[str, EntryVersions]:
+    """`matcher` is any kb.matcher.Matcher that knows the entries' patterns."""
+    from .build import primary_block  # late: kb.build imports this module
+
+    current = {(e.id, c): case_hash(e, c) for e in entries for c in (*e.failing_cases, e.fixed_case)}
+    by_entry = {e.id: e for e in entries}
+    tallies: dict[str, dict[str, ReleaseStatus]] = {e.id: {} for e in entries}
+    first_case = {e.id: e.failing_cases[0] if e.failing_cases else None for e in entries}
+    for rec in sorted(observations, key=lambda r: r["key"]):
+        eid, case = rec.get("entry"), rec.get("case")
+        if rec.get("source") != "entry" or eid not in by_entry or current.get((eid, case)) != rec.get("case_hash"):
+            continue
+        release = release_of((rec.get("versions") or {}).get("torch"))
+        if not release:
+            continue
+        tally = tallies[eid].setdefault(release, ReleaseStatus(release))
+        outcome = rec.get("outcome")
+        if case == by_entry[eid].fixed_case:
+            tally.fixed_run += 1
+            tally.fixed_ok += outcome == "ok"
+            continue
+        tally.failing_run += 1
+        if outcome == "ok":
+            tally.failing_clean += 1
+            continue
+        if outcome != "fail":
+            continue
+        tally.failing_failed += 1
+        blocks = extract(rec.get("traceback") or rec.get("message") or "")
+        if matcher.pattern_hits(eid, blocks) is not None:
+            tally.failing_reproduced += 1
+        block = primary_block(blocks, matcher, eid)
+        if block is not None and (case == first_case[eid] or not tally.error_text):
+            tally.error_text = block.text.strip("\n")
+    return {
+        eid: EntryVersions(eid, sorted(per.values(), key=lambda r: release_key(r.torch)))
+        for eid, per in tallies.items()
+    }

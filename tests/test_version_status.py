@@ -1,0 +1,160 @@
+"""How kb.version_status turns entry script runs into a per-release status.
+
+The records start from a real recorded run of static-batch-size on the pinned torch
+(observations/entries.jsonl); each test re-labels copies of it with other releases and
+outcomes to set up the history it needs.
+"""
+import copy
+import json
+
+import pytest
+
+from kb.build import entry_ref, observed_texts
+from kb.catalogue import load_catalogue
+from kb.matcher import Matcher
+from kb.version_status import compute, release_key, release_of
+from conftest import PINNED_TORCH, REPO
+
+ENTRY = "static-batch-size"
+OTHER_ERROR = "Traceback (most recent call last):\n  File \"failing.py\", line 3\nAttributeError: module 'torch.export' has no attribute 'Dim'\n"
+
+
+@pytest.fixture(scope="module")
+def catalogue():
+    return [e for e in load_catalogue(REPO / "entries") if e.id == ENTRY]
+
+
+@pytest.fixture(scope="module")
+def recorded():
+    """The pinned-release runs of the entry's failing and fixed scripts."""
+    runs = {}
+    entry = next(e for e in load_catalogue(REPO / "entries") if e.id == ENTRY)
+    from kb.version_status import case_hash
+
+    for line in (REPO / "observations/entries.jsonl").read_text().splitlines():
+        rec = json.loads(line)
+        if rec.get("entry") == ENTRY and rec["case_hash"] == case_hash(entry, rec["case"]):
+            runs[rec["case"]] = rec
+    assert {"failing.py", "fixed.py"} <= set(runs), "the entry's runs on the pinned torch must be recorded"
+    assert runs["failing.py"]["outcome"] == "fail"
+    return runs
+
+
+def _run(recorded, case, torch, outcome=None, text=None):
+    rec = copy.deepcopy(recorded[case])
+    rec["versions"]["torch"] = torch
+    rec["key"] = f"{case}-{torch}-{outcome}"
+    if outcome == "ok":
+        rec.update(outcome="ok", traceback=None, message=None, exc_type=None)
+    elif outcome == "fail":
+        rec.update(outcome="fail", traceback=text or rec["traceback"], message=None)
+    return rec
+
+
+def _history(recorded, failing: dict[str, str]) -> list[dict]:
+    """failing: release -> 'repro' | 'ok' | 'other'. The fixed script passes everywhere."""
+    out = []
+    for torch, what in failing.items():
+        if what == "repro":
+            out.append(_run(recorded, "failing.py", torch))
+        elif what == "ok":
+            out.append(_run(recorded, "failing.py", torch, "ok"))
+        else:
+            out.append(_run(recorded, "failing.py", torch, "fail", OTHER_ERROR))
+        out.append(_run(recorded, "fixed.py", torch, "ok"))
+    return out
+
+
+def _compute(catalogue, records):
+    matcher = Matcher([entry_ref(e) for e in catalogue])
+    return compute(catalogue, records, matcher)[ENTRY]
+
+
+def test_release_names_and_order():
+    assert release_of("2.4.1+cu121") == "2.4.1" and release_of("2.13.0+cpu") == "2.13.0"
+    assert sorted(["2.13.0", "2.4.1", "2.9.1", "2.15.0"], key=release_key) == ["2.4.1", "2.9.1", "2.13.0", "2.15.0"]
+
+
+def test_fixed_in_is_the_first_release_after_the_last_reproduction(catalogue, recorded):
+    v = _compute(catalogue, _history(recorded, {"2.4.1+cu121": "repro", "2.6.0": "repro", "2.9.1": "ok",
+                                                 "2.13.0+cpu": "ok"}))
+    assert [r.torch for r in v.releases] == ["2.4.1", "2.6.0", "2.9.1", "2.13.0"]
+    assert [r.status for r in v.releases] == ["reproduces", "reproduces", "no-repro", "no-repro"]
+    assert v.reproduces_on == ["2.4.1", "2.6.0"] and v.fixed_in == "2.9.1" and not v.retired
+    assert v.summary() == "reproduces on 2.4.1, 2.6.0; fixed in 2.9.1"
+    assert all(r.fix == "works" for r in v.releases)
+    assert "Guard failed" in v.releases[0].error_text and v.releases[2].error_text == ""
+
+
+def test_a_failure_that_comes_back_is_not_fixed(catalogue, recorded):
+    v = _compute(catalogue, _history(recorded, {"2.4.1": "repro", "2.9.1": "ok", "2.13.0": "repro"}))
+    assert v.reproduces_on == ["2.4.1", "2.13.0"] and v.fixed_in is None
+
+
+def test_still_reproducing_on_the_newest_release_is_not_fixed(catalogue, recorded):
+    v = _compute(catalogue, _history(recorded, {"2.6.0": "repro", "2.13.0": "repro"}))
+    assert v.fixed_in is None and v.summary() == "reproduces on 2.6.0, 2.13.0"
+
+
+def test_another_error_is_not_a_reproduction_and_is_not_learned(catalogue, recorded):
+    records = _history(recorded, {"2.4.1": "other", "2.6.0": "repro", "2.13.0": "ok"})
+    v = _compute(catalogue, records)
+    assert [r.status for r in v.releases] == ["differs", "reproduces", "no-repro"]
+    assert v.releases[0].error_text.startswith("AttributeError: module 'torch.export' has no attribute 'Dim'")
+    assert v.reproduces_on == ["2.6.0"] and v.fixed_in == "2.13.0"
+    learned = observed_texts(catalogue, records)[ENTRY]
+    assert learned and not any("has no attribute 'Dim'" in t for t in learned)
+
+
+def test_reproducing_nowhere_is_retired(catalogue, recorded):
+    v = _compute(catalogue, _history(recorded, {"2.4.1": "ok", "2.13.0": "ok"}))
+    assert v.retired and v.reproduces_on == [] and v.fixed_in is None
+    assert v.summary() == "reproduces on none of 2.4.1, 2.13.0"
+    assert not _compute(catalogue, []).retired  # no runs at all is unknown, not retired
+
+
+def test_runs_of_an_earlier_version_of_the_script_do_not_count(catalogue, recorded):
+    stale = _run(recorded, "failing.py", "2.4.1")
+    stale["case_hash"] = "0" * 16
+    v = _compute(catalogue, [stale, *_history(recorded, {"2.13.0": "repro"})])
+    assert [r.torch for r in v.releases] == ["2.13.0"]
+
+
+def test_timeouts_alone_are_an_error_status(catalogue, recorded):
+    rec = _run(recorded, "failing.py", "2.6.0")
+    rec.update(outcome="timeout", traceback=None)
+    v = _compute(catalogue, [rec])
+    assert [r.status for r in v.releases] == ["error"] and not v.reproduces_on
+    assert not v.retired  # a timeout says nothing about whether the failure still happens
+
+
+def _older_release_errors():
+    """Errors the entries' failing scripts printed on releases other than the pinned one
+    (exportkb sweep, observations/sweep-torch-*.jsonl), where an entry pattern names them."""
+    from kb.build import primary_block
+    from kb.extract import extract
+    from kb.observations import read_observations
+
+    entries = load_catalogue(REPO / "entries")
+    patterns = Matcher([entry_ref(e) for e in entries])
+    for rec in read_observations(REPO / "observations").records:
+        torch = rec["versions"].get("torch") or ""
+        if rec.get("source") != "entry" or not rec.get("entry") or rec["outcome"] != "fail":
+            continue
+        if torch.split("+")[0] == PINNED_TORCH.split("+")[0] or not (rec.get("case") or "").startswith("failing"):
+            continue
+        blocks = extract(rec["traceback"] or "")
+        if patterns.pattern_hits(rec["entry"], blocks) is not None:
+            yield pytest.param(rec["entry"], rec["traceback"], id=f"{rec['entry']}/{rec['case']}@{torch}")
+
+
+@pytest.mark.parametrize("entry_id,text", list(_older_release_errors()))
+def test_an_error_from_an_older_release_finds_its_entry(repo_matcher, entry_id, text):
+    result = repo_matcher.search(text)
+    assert result.confident and result.confident[0].id == entry_id
+
+
+def test_older_releases_were_swept():
+    """The sweep's observations are committed; without them the test above has no cases."""
+    swept = {p.name for p in (REPO / "observations").glob("sweep-torch-*.jsonl")}
+    assert "sweep-torch-2.4.1.jsonl" in swept and len(list(_older_release_errors())) >= 10
