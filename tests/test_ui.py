@@ -76,9 +76,19 @@ def test_unrelated_error_says_no_confident_match_and_how_to_contribute(ds):
     r = search(ds, "ZeroDivisionError: division by zero")
     assert r.status_code == 200
     assert result_ids(r.text) == []
-    assert 'id="no-match"' in r.text and 'href="/contribute"' in r.text
+    assert 'id="no-match"' in r.text and 'href="/contribute?lang=en"' in r.text
     guide = get(ds, "/contribute")
     assert guide.status_code == 200 and "exportkb new" in guide.text
+
+
+@pytest.mark.parametrize("lang,heading", [("en", "Contributing an export failure"), ("ko", "내보내기 실패 사례 기여하기"),
+                                          ("zh_CN", "贡献导出失败案例")])
+def test_contribution_guide_in_each_language(ds, lang, heading):
+    r = search(ds, "ZeroDivisionError: division by zero", lang=lang)
+    assert f'href="/contribute?lang={lang}"' in r.text
+    guide = get(ds, f"/contribute?lang={lang}")
+    assert guide.status_code == 200 and heading in guide.text
+    assert "exportkb check my-failure-id" in guide.text  # commands stay verbatim in every language
 
 
 @pytest.mark.parametrize("entry", CATALOGUE, ids=[e.id for e in CATALOGUE])

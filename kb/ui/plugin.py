@@ -158,12 +158,17 @@ async def _exporters(db) -> list[str]:
     return [e for e in EXPORTERS if e in seen] + sorted(seen - set(EXPORTERS))
 
 
+GUIDES = {"en": "CONTRIBUTING.md", "ko": "CONTRIBUTING.ko.md", "zh_CN": "CONTRIBUTING.zh.md"}
+
+
 async def contribute(datasette, request):
     from kb import paths
 
-    guide = paths.root() / "CONTRIBUTING.md"
-    text = guide.read_text(encoding="utf-8") if guide.exists() else "See CONTRIBUTING.md in the repository."
-    html = await datasette.render_template("exportkb_contribute.html", {"guide": text}, request=request)
+    lang = _lang(request.args.get("lang"))
+    guide = paths.root() / GUIDES[lang]
+    text = guide.read_text(encoding="utf-8") if guide.exists() else f"See {GUIDES[lang]} in the repository."
+    context = {"guide": text, "lang": lang, "langs": LANGS}
+    html = await datasette.render_template("exportkb_contribute.html", context, request=request)
     return Response.html(html)
 
 
