@@ -24,7 +24,7 @@ from kb import paths
 from kb.catalogue import EXPORTERS
 from kb.observations import SCHEMA, append_observation, existing_keys, observation_key, read_observations
 
-from . import corpus
+from . import corpus, fixes
 from .corpus.base import ModelSpec
 from .pool import imap_forked, run_forked, warm_up
 from .portable import portable, trim
@@ -117,6 +117,62 @@ def plan(sources: list[str], exporters: list[str], models: list[str] | None, sha
     return tasks[:limit] if limit else tasks
 
 
+def fixes_output_path(versions: dict, folder: Path | None = None) -> Path:
+    """Fix retries live apart from the corpus run: they are not part of its pass rates."""
+    return (folder or paths.observations_dir()) / "fixes" / f"corpus-torch-{versions.get('torch') or 'none'}.jsonl"
+
+
+def fix_plan(sources: list[str], models: list[str] | None, shard: tuple[int, int] | None, versions: dict,
+             done: set[str], limit: int | None = None) -> list[ModelTask]:
+    """One task per corpus model that failed in a way an entry with an automatic fix explains.
+
+    The failures come from kb.db, where the matcher classified every committed observation;
+    only failures on these library versions and of the model's current definition count.
+    """
+    from kb.build import ensure_built
+    import sqlite3
+
+    db, _ = ensure_built()
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        rows = conn.execute(
+            "select source, model, exporter, matched_entry, case_hash from observations "
+            "where outcome = 'fail' and source != 'entry' and matched_entry is not null and torch = ? "
+            "order by source, model, exporter", [versions.get("torch")]).fetchall()
+    finally:
+        conn.close()
+    wanted: dict[tuple[str, str], dict] = {}
+    for source, model, exporter, entry, case_hash in rows:
+        labels = [fixes.label(exporter, f.id) for f in fixes.fixes_for(entry, exporter)]
+        if labels:
+            item = wanted.setdefault((source, model), {"labels": [], "hash": case_hash})
+            item["labels"].extend(lb for lb in labels if lb not in item["labels"])
+    keys_sorted = sorted(wanted)
+    if models:
+        keys_sorted = [k for k in keys_sorted if any(fnmatch.fnmatch(k[1], p) or fnmatch.fnmatch(f"{k[0]}/{k[1]}", p)
+                                                     for p in models)]
+    if shard:
+        keys_sorted = [k for i, k in enumerate(keys_sorted) if i % shard[1] == shard[0] - 1]
+    specs: dict[tuple[str, str], tuple[object, ModelSpec]] = {}
+    for name in sources:
+        module = _source_module(name)
+        specs.update({(sp.source, sp.id): (module, sp) for sp in module.list_models()})
+    tasks = []
+    for source, model in keys_sorted:
+        if (source, model) not in specs:
+            continue  # a source not selected, or a model it no longer lists
+        module, spec = specs[(source, model)]
+        case_hash = _definition_hash(module, spec)
+        if case_hash != wanted[(source, model)]["hash"]:
+            continue  # the model's definition changed since that failure was recorded
+        keys = {lb: observation_key(source, model, lb, case_hash, versions) for lb in wanted[(source, model)]["labels"]}
+        todo = [lb for lb in keys if keys[lb] not in done]
+        if todo:
+            build_key = observation_key(source, model, "build", case_hash, versions)
+            tasks.append(ModelTask(module, spec, case_hash, todo, build_key, keys))
+    return tasks[:limit] if limit else tasks
+
+
 def _model_worker(attempt_timeout: float, memory_mb: float):
     def work(task: ModelTask, emit: Callable[[dict], None]) -> None:
         case = task.module.build(task.spec.id)
@@ -127,7 +183,12 @@ def _model_worker(attempt_timeout: float, memory_mb: float):
 
                 ex.STAGE_LISTENER = lambda stage: emit2({"type": "stage", "stage": stage})
                 emit2({"type": "stage", "stage": "capture"})
-                emit2({"type": "attempt", **asdict(ex.attempt(exporter, case))})
+                # A fix retry ("export-strict~strict-false") changes the case in this
+                # grandchild only, so the next attempt starts from the model as built.
+                failed, fix = fixes.parse_label(exporter)
+                fixed_case = fix.transform(case) if fix and fix.transform else case
+                run_as = fix.exporter_for(failed) if fix else exporter
+                emit2({"type": "attempt", **asdict(ex.attempt(run_as, fixed_case))})
 
             out = run_forked(one, timeout_s=attempt_timeout, memory_mb=memory_mb)
             emit({"type": "attempt-done", "exporter": exporter, "outcome": out.outcome, "signal": out.signal,
@@ -137,9 +198,13 @@ def _model_worker(attempt_timeout: float, memory_mb: float):
 
 
 def _record(task: ModelTask, exporter: str, versions: dict, env: dict, **fields) -> dict:
-    return {"schema": SCHEMA, "key": task.keys.get(exporter, task.build_key), "source": task.spec.source,
-            "model": task.spec.id, "family": task.spec.family, "exporter": exporter, "versions": versions,
-            **env, "case_hash": task.case_hash, **fields}
+    record = {"schema": SCHEMA, "key": task.keys.get(exporter, task.build_key), "source": task.spec.source,
+              "model": task.spec.id, "family": task.spec.family, "exporter": exporter, "versions": versions,
+              **env, "case_hash": task.case_hash, **fields}
+    failed, fix = fixes.parse_label(exporter)
+    if fix:  # a fix retry: recorded under the exporter that failed, with the fix named
+        record.update(exporter=failed, fix=fix.id, fix_entry=fix.entry, ran_as=fix.exporter_for(failed))
+    return record
 
 
 def _attempt_record(task: ModelTask, done: dict, versions: dict, env: dict, repo: Path) -> dict:
@@ -166,14 +231,21 @@ def _attempt_record(task: ModelTask, done: dict, versions: dict, env: dict, repo
 def collect(sources: list[str], exporters: list[str], *, models: list[str] | None = None, jobs: int = 2,
             shard: tuple[int, int] | None = None, attempt_timeout: float = 600.0, build_timeout: float = 300.0,
             memory_mb: float = 8000.0, out: Path | None = None, limit: int | None = None,
+            apply_fixes: bool = False,
             progress: Callable[[int, int, Tally, str], None] | None = None) -> tuple[Path, Tally, int]:
+    """Run the corpus; with `apply_fixes`, retry its explained failures with the entries' automatic fixes."""
     unknown = [e for e in exporters if e not in EXPORTERS]
     if unknown:
         raise ValueError(f"unknown exporter(s) {unknown}; known: {', '.join(EXPORTERS)}")
     versions, env = library_versions(), environment()
-    out = out or output_path(versions, shard)
-    done = {r["key"] for r in read_observations(out.parent).records} | existing_keys(out)
-    tasks = plan(sources, exporters, models, shard, versions, done, limit)
+    if apply_fixes:
+        out = out or fixes_output_path(versions)
+        done = {r["key"] for r in read_observations(out.parent).records} | existing_keys(out)
+        tasks = fix_plan(sources, models, shard, versions, done, limit)
+    else:
+        out = out or output_path(versions, shard)
+        done = {r["key"] for r in read_observations(out.parent).records} | existing_keys(out)
+        tasks = plan(sources, exporters, models, shard, versions, done, limit)
     total = sum(len(t.exporters) for t in tasks)
     warm_up(tuple(exporters))
     tally = Tally()

@@ -45,7 +45,7 @@ def fingerprint() -> str:
     files = []
     for base, patterns in (
         (paths.entries_dir(), ("*/entry.toml", "*/*.py")),
-        (paths.observations_dir(), ("*.jsonl",)),
+        (paths.observations_dir(), ("*.jsonl", "fixes/*.jsonl")),
         (Path(__file__).parent, ("*.py",)),
     ):
         if base.is_dir():
@@ -140,6 +140,17 @@ def _create_tables(kdb: sqlite_utils.Database) -> None:
     }
     columns.update({lib: str for lib in VERSIONED_LIBS})
     kdb["observations"].create(columns, pk="key")
+    kdb["fix_attempts"].create(
+        {"key": str, "source": str, "model": str, "exporter": str, "fix": str, "entry": str, "ran_as": str,
+         "outcome": str, "result": str, "matched_entry": str, "stage": str, "exc_type": str, "message": str,
+         "torch": str, "duration_s": float},
+        pk="key",
+    )
+    kdb["entry_fixes"].create(
+        {"entry": str, "fix": str, "exporter": str, "torch": str, "models_tried": int, "models_fixed": int,
+         "models_past": int, "fixed_models": str, "other_failure_models": str, "still_failing": str},
+        pk=("entry", "fix", "exporter", "torch"),
+    )
     kdb["meta"].create({"key": str, "value": str}, pk="key")
 
 
@@ -216,6 +227,43 @@ def _observation_row(rec: dict, matcher: Matcher) -> tuple[dict, bool]:
     return row, classified
 
 
+def _fix_rows(records: list[dict], matcher: Matcher) -> tuple[list[dict], list[dict]]:
+    """Fix retries (collectors.fixes) and, per entry, fix and exporter, what they achieved.
+
+    A retry either succeeds outright (every stage, numerics included), gets past the
+    entry's failure only to hit another one (the matcher no longer names the entry), or
+    still fails with the entry's error."""
+    attempts, tally = [], {}
+    for rec in sorted(records, key=lambda r: r["key"]):
+        if not rec.get("fix"):
+            continue
+        torch = (rec.get("versions") or {}).get("torch")
+        entry = rec.get("fix_entry")
+        result = "fixed" if rec["outcome"] == "ok" else "same"
+        matched = None
+        if rec["outcome"] == "fail":
+            ranked = matcher.rank_blocks(extract(rec.get("traceback") or rec.get("message") or ""))
+            matched = ranked[0].id if ranked and ranked[0].score >= 0.5 else None
+            result = "same" if matched == entry else "other"
+        elif rec["outcome"] != "ok":
+            result = "other"  # a timeout or a crash after the fix: not the entry's error any more
+        attempts.append({"key": rec["key"], "source": rec["source"], "model": rec["model"], "exporter": rec["exporter"],
+                         "fix": rec["fix"], "entry": entry, "ran_as": rec.get("ran_as"), "outcome": rec["outcome"],
+                         "result": result, "matched_entry": matched, "stage": rec.get("stage"),
+                         "exc_type": rec.get("exc_type"), "message": rec.get("message"), "torch": torch,
+                         "duration_s": rec.get("duration_s")})
+        group = tally.setdefault((entry, rec["fix"], rec["exporter"], torch), {"fixed": [], "other": [], "same": []})
+        group[result].append(f"{rec['source']}/{rec['model']}")
+    summary = [
+        {"entry": entry, "fix": fix, "exporter": exporter, "torch": torch,
+         "models_tried": sum(len(v) for v in g.values()), "models_fixed": len(g["fixed"]),
+         "models_past": len(g["other"]), "fixed_models": json.dumps(sorted(g["fixed"])),
+         "other_failure_models": json.dumps(sorted(g["other"])), "still_failing": json.dumps(sorted(g["same"]))}
+        for (entry, fix, exporter, torch), g in sorted(tally.items(), key=lambda kv: tuple(map(str, kv[0])))
+    ]
+    return attempts, summary
+
+
 def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
     db = Path(db or paths.db_path())
     db.parent.mkdir(parents=True, exist_ok=True)
@@ -252,6 +300,9 @@ def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
             report.explained += bool(classified and row["matched_entry"])
             rows.append(row)
         kdb["observations"].insert_all(rows)
+        fix_attempts, fix_summary = _fix_rows(read_observations(paths.observations_dir() / "fixes").records, matcher)
+        kdb["fix_attempts"].insert_all(fix_attempts)
+        kdb["entry_fixes"].insert_all(fix_summary)
         kdb["entries"].enable_fts(["title", "rule", "cause", "fix", "patterns"], tokenize="porter")
         kdb["observations"].enable_fts(["exc_type", "message"], tokenize="porter")
         for col in ("exporter", "outcome", "matched_entry", "torch", "entry", "model", "signature"):

@@ -308,7 +308,11 @@ def sweep(releases, jobs, timeout, keep_venv, entry_ids):
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Observations file (default observations/corpus-torch-<version>[.shard-i-of-n].jsonl).")
 @click.option("--merge", is_flag=True, help="Merge shard files into their unsharded file and exit.")
-def collect(sources, exporters, models, jobs, shard, timeout, build_timeout, memory_mb, limit, out_path, merge):
+@click.option("--apply-fixes", is_flag=True,
+              help="Retry the corpus failures that an entry with an automatic fix explains, with that fix "
+                   "(observations/fixes/).")
+def collect(sources, exporters, models, jobs, shard, timeout, build_timeout, memory_mb, limit, out_path, merge,
+            apply_fixes):
     """Run exporters over the corpus in isolated warm workers; append observations (resumable)."""
     try:
         from collectors.collect import collect as run_collect, merge as run_merge, parse_shard
@@ -340,7 +344,7 @@ def collect(sources, exporters, models, jobs, shard, timeout, build_timeout, mem
                 [s.strip() for s in sources.split(",") if s.strip()], [e.strip() for e in exporters.split(",") if e.strip()],
                 models=[m.strip() for m in models.split(",")] if models else None, jobs=jobs, shard=shard_spec,
                 attempt_timeout=timeout, build_timeout=build_timeout, memory_mb=memory_mb, out=out_path, limit=limit,
-                progress=progress)
+                apply_fixes=apply_fixes, progress=progress)
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
     counts = ", ".join(f"{k} {v}" for k, v in sorted(tally.counts.items())) or "nothing to do"

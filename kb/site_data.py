@@ -53,6 +53,17 @@ class VersionStatus:
 
 
 @dataclass
+class FixResult:
+    """An automatic fix retried on the corpus models this entry explains (collectors.fixes)."""
+    fix: str
+    exporter: str
+    torch: str
+    tried: int
+    fixed: int
+    past: int  # got past this entry's error, then failed on another
+
+
+@dataclass
 class EntryPage:
     id: str
     title: str
@@ -71,6 +82,7 @@ class EntryPage:
     statuses: list[VersionStatus] = field(default_factory=list)
     corpus_models: list[tuple[str, int]] = field(default_factory=list)  # (model, observations)
     reproduces_on: list[str] = field(default_factory=list)
+    fix_results: list[FixResult] = field(default_factory=list)
     fixed_in: str | None = None
     retired: bool = False
 
@@ -207,6 +219,10 @@ def _entry_page(conn: sqlite3.Connection, row: sqlite3.Row, matcher) -> EntryPag
         for r in _rows(conn, "select * from entry_versions where entry = ? order by release_order", eid)
     ]
 
+    page.fix_results = [
+        FixResult(r["fix"], r["exporter"], r["torch"], r["models_tried"], r["models_fixed"], r["models_past"])
+        for r in _rows(conn, "select * from entry_fixes where entry = ? order by fix, exporter, torch", eid)
+    ]
     page.corpus_models = [
         (r["model"], r["n"]) for r in _rows(
             conn, "select model, count(*) as n from observations where matched_entry = ? and source != 'entry' "

@@ -129,8 +129,11 @@ async def entry_page(datasette, request):
     releases = [dict(r) for r in (await db.execute(
         "select torch, status, fix, failing_run, failing_reproduced, fixed_run, fixed_ok, error_text "
         "from entry_versions where entry = ? order by release_order", [entry_id])).rows]
+    fix_results = [dict(r) for r in (await db.execute(
+        "select fix, exporter, torch, models_tried, models_fixed, models_past from entry_fixes where entry = ? "
+        "order by fix, exporter, torch", [entry_id])).rows]
     context = {"entry": entry, "cases": cases, "observations": observations, "models": models, "langs": LANGS,
-               "releases": releases,
+               "releases": releases, "fix_results": fix_results,
                "lang": lang, "docs": {code: docs_url(entry_id, code) for code in LANGS}}
     return Response.html(await datasette.render_template("exportkb_entry.html", context, request=request))
 

@@ -1,0 +1,100 @@
+"""Fixes generic enough for the collectors to apply by themselves, tried at corpus scale.
+
+An entry's fix is checked on one minimal script by `exportkb check`. For the fixes below,
+the collectors also try it on every corpus model whose failure the entry explains, so the
+entry can say "this fix made the export succeed on N of M affected models".
+
+Each fix names the entry it belongs to, the failing exporters it applies to, and either
+a change to the built case (applied in the worker, after the model is built) or another
+exporter to run instead. The retry is a full attempt with every stage, numerics included:
+a "fix" that exports but disagrees with eager does not count as working.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable
+
+from .corpus.base import Case
+
+# Exporters that capture with torch.export, so a capture-time fix applies to all of them.
+EXPORT_BASED = ("export", "export-strict", "export-dynamic", "onnx", "aoti", "executorch")
+
+
+@dataclass(frozen=True)
+class AutoFix:
+    id: str
+    entry: str
+    exporters: tuple[str, ...]
+    summary: str  # what the fix does, in the words the entry page shows
+    transform: Callable[[Case], Case] | None = None
+    retry_as: str | None = None  # run this exporter instead of the failing one
+
+    def exporter_for(self, failed_exporter: str) -> str:
+        return self.retry_as or failed_exporter
+
+
+def _without_cache(case: Case) -> Case:
+    """transformers: turn the KV cache off, so no cache object is returned."""
+    config = getattr(case.model, "config", None)
+    if config is not None:
+        for cfg in (config, *(getattr(config, name, None) for name in ("text_config", "decoder"))):
+            if cfg is not None and hasattr(cfg, "use_cache"):
+                cfg.use_cache = False
+    generation = getattr(case.model, "generation_config", None)
+    if generation is not None and hasattr(generation, "use_cache"):
+        generation.use_cache = False
+    kwargs = dict(case.kwargs or {})
+    if "use_cache" in kwargs or _forward_takes(case.model, "use_cache"):
+        kwargs["use_cache"] = False
+    alt_kwargs = dict(case.alt_kwargs) if case.alt_kwargs is not None else None
+    if alt_kwargs is not None and "use_cache" in kwargs:
+        alt_kwargs["use_cache"] = False
+    return replace(case, kwargs=kwargs, alt_kwargs=alt_kwargs)
+
+
+def _forward_takes(model, name: str) -> bool:
+    import inspect
+
+    try:
+        return name in inspect.signature(model.forward).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _auto_dims(case: Case) -> Case:
+    """Let export decide which dims are dynamic (Dim.AUTO) instead of insisting on named Dims."""
+    import torch
+    from torch.utils import _pytree as pytree
+
+    named = torch.export.dynamic_shapes.Dim
+
+    if case.dynamic_shapes is None:
+        return case
+    shapes = pytree.tree_map(lambda leaf: torch.export.Dim.AUTO if isinstance(leaf, named) else leaf,
+                             case.dynamic_shapes, is_leaf=lambda x: isinstance(x, named))
+    return replace(case, dynamic_shapes=shapes)
+
+
+FIXES: tuple[AutoFix, ...] = (
+    AutoFix("use-cache-false", "cache-output-not-pytree", (*EXPORT_BASED, "jit-trace"),
+            "build the model with use_cache=False", transform=_without_cache),
+    AutoFix("strict-false", "strict-untraceable-call", ("export-strict",),
+            "export with strict=False", retry_as="export"),
+    AutoFix("dim-auto", "dynamic-dim-specialized", ("export-dynamic",),
+            "declare the dims Dim.AUTO instead of named Dims", transform=_auto_dims),
+)
+BY_ID = {f.id: f for f in FIXES}
+
+
+def fixes_for(entry: str | None, exporter: str) -> list[AutoFix]:
+    return [f for f in FIXES if f.entry == entry and exporter in f.exporters]
+
+
+def label(exporter: str, fix_id: str) -> str:
+    """The attempt label a fix retry runs under: the failing exporter and the fix."""
+    return f"{exporter}~{fix_id}"
+
+
+def parse_label(text: str) -> tuple[str, AutoFix | None]:
+    exporter, _, fix_id = text.partition("~")
+    return exporter, BY_ID.get(fix_id) if fix_id else None

@@ -1,0 +1,65 @@
+"""Automatic fixes tried at corpus scale: collect, classify, retry with the fix, count.
+
+Real torch, real forked workers, the real catalogue's patterns: two models fail in ways
+two entries explain (strict-untraceable-call, dynamic-dim-specialized), and
+`collect --apply-fixes` retries each with that entry's automatic fix.
+"""
+import shutil
+
+import pytest
+import sqlite_utils
+
+from collectors.collect import collect
+from collectors.versions import library_versions
+from conftest import REPO
+from kb import paths
+from kb.build import build
+
+pytestmark = pytest.mark.torch
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch):
+    root = tmp_path / "kbroot"
+    shutil.copytree(REPO / "entries", root / "entries")
+    (root / "observations").mkdir()
+    monkeypatch.setenv("EXPORTKB_ROOT", str(root))
+    monkeypatch.delenv("EXPORTKB_DB", raising=False)
+    monkeypatch.syspath_prepend(str(REPO / "tests"))
+    return root
+
+
+def test_fixes_are_retried_on_explained_failures_and_counted(root):
+    torch = library_versions()["torch"]
+    corpus_file = root / "observations" / f"corpus-torch-{torch}.jsonl"
+    collect(["module:fixable_corpus"], ["export-strict", "export-dynamic"], jobs=2, out=corpus_file)
+    build()
+    kdb = sqlite_utils.Database(paths.db_path())
+    failed = {(r["model"], r["exporter"]): r["matched_entry"] for r in kdb.query(
+        "select model, exporter, matched_entry from observations where outcome = 'fail'")}
+    assert failed == {("tokenized-prompt", "export-strict"): "strict-untraceable-call",
+                      ("fixed-width-view", "export-dynamic"): "dynamic-dim-specialized"}
+
+    path, tally, total = collect(["module:fixable_corpus"], [], jobs=2, apply_fixes=True)
+    assert path == root / "observations" / "fixes" / f"corpus-torch-{torch}.jsonl"
+    assert total == 2 and tally.attempts == 2
+
+    build()
+    kdb = sqlite_utils.Database(paths.db_path())
+    assert kdb["observations"].count == 4  # the retries are not corpus observations
+    attempts = {r["model"]: r for r in kdb.query("select * from fix_attempts")}
+    strict = attempts["tokenized-prompt"]
+    assert (strict["fix"], strict["exporter"], strict["ran_as"], strict["outcome"], strict["result"]) == \
+        ("strict-false", "export-strict", "export", "ok", "fixed")
+    auto = attempts["fixed-width-view"]
+    assert (auto["fix"], auto["exporter"], auto["ran_as"]) == ("dim-auto", "export-dynamic", "export-dynamic")
+    # Dim.AUTO lets export specialize the batch quietly; the program then fails on batch 3.
+    assert auto["outcome"] == "fail" and auto["result"] == "other" and auto["stage"] == "run"
+
+    summary = {r["entry"]: r for r in kdb.query("select * from entry_fixes")}
+    assert (summary["strict-untraceable-call"]["models_tried"], summary["strict-untraceable-call"]["models_fixed"]) == (1, 1)
+    assert (summary["dynamic-dim-specialized"]["models_fixed"], summary["dynamic-dim-specialized"]["models_past"]) == (0, 1)
+
+    # Resuming does nothing twice.
+    _, tally, total = collect(["module:fixable_corpus"], [], jobs=2, apply_fixes=True)
+    assert total == 0 and tally.attempts == 0
