@@ -9,7 +9,11 @@ This module imports torch and runs inside an isolated worker (collectors.pool).
 """
 from __future__ import annotations
 
+import contextlib
 import io
+import os
+import re
+import sys
 import tempfile
 import time
 import traceback
@@ -82,11 +86,16 @@ def tensor_leaves(value: Any) -> list[torch.Tensor]:
 
 
 def outputs_of(value: Any) -> list[torch.Tensor]:
-    """Tensor leaves of a model's output, looking inside ModelOutput and cache objects."""
+    """Tensor leaves of a model's output, looking inside ModelOutput and cache objects.
+
+    Numbers count as 0-d tensors: a model returning `x.shape[1] + 1` and a traced program
+    returning `tensor(3)` agree if the values do."""
     leaves = []
     for leaf in pytree.tree_leaves(value):
         if isinstance(leaf, torch.Tensor):
             leaves.append(leaf)
+        elif isinstance(leaf, (bool, int, float)):
+            leaves.append(torch.tensor(leaf))
         elif hasattr(leaf, "to_tuple"):  # transformers ModelOutput not registered as a pytree
             leaves.extend(outputs_of(leaf.to_tuple()))
     return leaves
@@ -198,9 +207,20 @@ def _ort_session(path: Path):
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
-def _ort_call(session, args: tuple, kwargs: dict):
+def _ort_call(session, args: tuple, kwargs: dict, input_names: list[str] | None = None):
+    """Feed the case's tensors to onnxruntime.
+
+    With `input_names` (one per tensor leaf, as given to the exporter), tensors are fed by
+    name, so inputs the exporter dropped (unused, or folded into constants) are skipped.
+    Without them, the graph must take exactly the case's tensors, in order."""
     feeds = [x.detach().numpy() for x in tensor_leaves((args, kwargs))]
     names = [i.name for i in session.get_inputs()]
+    if input_names is not None:
+        by_name = dict(zip(input_names, feeds))
+        missing = [n for n in names if n not in by_name]
+        if missing:
+            raise RuntimeError(f"the ONNX graph takes inputs {missing} that the case does not provide")
+        return [torch.from_numpy(x) for x in session.run(None, {n: by_name[n] for n in names})]
     if len(names) != len(feeds):
         raise RuntimeError(f"the ONNX graph takes {len(names)} inputs, the case has {len(feeds)} tensors")
     return [torch.from_numpy(x) for x in session.run(None, dict(zip(names, feeds)))]
@@ -233,11 +253,15 @@ def onnx(attempt, case, workdir):
 def onnx_legacy(attempt, case, workdir):
     path = Path(workdir) / "model.onnx"
     _skip(attempt, "capture")  # the TorchScript-based exporter traces and translates in one call
+    # Name every tensor input: the exporter drops inputs the trace never reads (a tensor
+    # used only through .item(), say), and feeding by name is then still right.
+    names = [f"input_{i}" for i in range(len(tensor_leaves((case.args, case.kwargs))))]
     _run_stage(attempt, "lower", lambda: torch.onnx.export(
-        case.model, case.args, str(path), kwargs=case.kwargs or None, dynamo=False, verbose=False))
+        case.model, case.args, str(path), kwargs=case.kwargs or None, dynamo=False, verbose=False,
+        input_names=names))
     session = _run_stage(attempt, "save-load", lambda: _ort_session(path))
-    _run_stage(attempt, "run", lambda: _ort_call(session, case.args, case.kwargs))
-    _numeric(attempt, case, lambda a, k: _ort_call(session, a, k))
+    _run_stage(attempt, "run", lambda: _ort_call(session, case.args, case.kwargs, names))
+    _numeric(attempt, case, lambda a, k: _ort_call(session, a, k, names))
 
 
 def aoti(attempt, case, workdir):
@@ -247,6 +271,52 @@ def aoti(attempt, case, workdir):
     runner = _run_stage(attempt, "save-load", lambda: torch._inductor.aoti_load_package(package))
     _run_stage(attempt, "run", lambda: runner(*case.args, **case.kwargs))
     _numeric(attempt, case, lambda a, k: runner(*a, **k))
+
+
+# ExecuTorch's runtime says why a call failed only in its native log ("[op_convolution.cpp:363]
+# Check failed ..."), on the process's stderr; the Python exception carries just an error code.
+_NATIVE_LOG_LINE = re.compile(r"^\[[\w./-]+:\d+\] (?!arg \d+ with type id)")
+
+
+def _flush_c_stdio() -> None:
+    import ctypes
+
+    try:
+        ctypes.CDLL(None).fflush(None)
+    except (OSError, AttributeError):
+        pass
+
+
+def _with_native_log(fn, workdir):
+    """Call fn with fds 1 and 2 captured; on failure, add the runtime's own log lines to the error."""
+    log_path = Path(workdir) / "native.log"
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = {fd: os.dup(fd) for fd in (1, 2)}
+
+    def restore():
+        for fd, copy in saved.items():
+            os.dup2(copy, fd)
+
+    # The runtime's Python bindings may also print through sys.stdout: send it there too.
+    with open(log_path, "wb") as log, open(log_path, "a", encoding="utf-8") as text, \
+            contextlib.redirect_stdout(text), contextlib.redirect_stderr(text):
+        for fd in saved:
+            os.dup2(log.fileno(), fd)
+        try:
+            return fn()
+        except Exception as exc:
+            _flush_c_stdio()  # the runtime logs through C stdio, which buffers when not a tty
+            text.flush()
+            restore()
+            lines = [ln for ln in log_path.read_text(errors="replace").splitlines() if _NATIVE_LOG_LINE.match(ln)]
+            if lines:
+                raise RuntimeError(f"{exc}\n" + "\n".join(lines[-12:])) from exc
+            raise
+        finally:
+            restore()
+            for copy in saved.values():
+                os.close(copy)
 
 
 def executorch(attempt, case, workdir):
@@ -263,7 +333,9 @@ def executorch(attempt, case, workdir):
     method = _run_stage(attempt, "save-load", round_trip)
 
     def call(a, k):
-        return method.execute(tensor_leaves((a, k)))
+        # The program takes every flattened input, non-tensor constants (a bool flag, an
+        # int) included, in the order export saw them.
+        return _with_native_log(lambda: method.execute(pytree.tree_flatten((a, k))[0]), workdir)
     _run_stage(attempt, "run", lambda: call(case.args, case.kwargs))
     _numeric(attempt, case, call)
 

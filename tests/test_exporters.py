@@ -1,0 +1,61 @@
+"""What the exporters harness feeds and compares, checked on real models with real torch.
+
+Each case here once produced a wrong observation in the corpus run: the harness, not the
+exporter, was at fault (inputs fed in the wrong shape, a number output not compared).
+"""
+import pytest
+import torch
+
+from collectors import exporters as ex
+from collectors.corpus import exportdb
+from collectors.corpus.base import Case
+
+pytestmark = pytest.mark.torch
+
+
+class WithFlag(torch.nn.Module):
+    """A bool keyword argument, like transformers' use_cache=False."""
+
+    def forward(self, x, double: bool = False):
+        return x * 2 if double else x + 1
+
+
+class Video(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv3d(3, 4, kernel_size=2)
+
+    def forward(self, x):
+        return self.conv(x).mean(dim=(2, 3, 4))
+
+
+def test_executorch_receives_non_tensor_inputs_too():
+    case = Case(WithFlag().eval(), (torch.randn(2, 3),), {"double": True})
+    attempt = ex.attempt("executorch", case)
+    assert attempt.outcome == "ok", attempt.message
+
+
+def test_executorch_failure_carries_the_runtime_log():
+    # The portable convolution kernel takes 3-D or 4-D inputs only; the Python exception
+    # alone says "error 0x12", the runtime's log says why.
+    case = Case(Video().eval(), (torch.randn(1, 3, 4, 8, 8),))
+    attempt = ex.attempt("executorch", case)
+    assert attempt.outcome == "fail" and attempt.failed_stage == "run"
+    assert "method->execute() failed" in attempt.message
+    assert "Expect input tensor to be 3-D or 4-D, but got, 5" in attempt.message
+
+
+def test_onnx_legacy_feeds_by_name_when_the_exporter_drops_an_input():
+    # The tensor is read only through .item(): the legacy exporter folds it away.
+    case = exportdb.build("assume_constant_result")
+    attempt = ex.attempt("onnx-legacy", case)
+    assert attempt.outcome == "ok", attempt.message
+
+
+def test_a_number_output_is_compared_by_value():
+    case = exportdb.build("scalar_output")  # forward returns x.shape[1] + 1, a Python int
+    attempt = ex.attempt("jit-trace", case)  # the trace returns it as a 0-d tensor
+    assert attempt.outcome == "ok", attempt.message
+    ex.compare(3, torch.tensor(3), "same value")
+    with pytest.raises(ex.Mismatch):
+        ex.compare(torch.tensor(4), 3, "another value")
