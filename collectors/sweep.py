@@ -95,6 +95,11 @@ def sweep_dir() -> Path:
     return Path(os.environ.get("EXPORTKB_SWEEP_DIR") or paths.root() / "build" / "sweep")
 
 
+def pip_log(torch_version: str) -> Path:
+    """Next to the venv, not in it: kept when the install fails, deleted when it succeeds."""
+    return sweep_dir() / f"torch-{torch_version}.pip.log"
+
+
 def output_path(torch_version: str, folder: Path | None = None) -> Path:
     return (folder or paths.observations_dir()) / f"sweep-torch-{torch_version}.jsonl"
 
@@ -115,8 +120,9 @@ def _pip(python: Path, args: list[str], log: Path) -> None:
     with log.open("ab") as fh:
         proc = subprocess.run([str(python), "-m", "pip", *args], stdout=fh, stderr=subprocess.STDOUT, env=env)
     if proc.returncode:
-        tail = log.read_text(errors="replace").strip().splitlines()[-5:]
-        raise SweepError(f"pip {' '.join(args[:3])}... failed (exit {proc.returncode}); see {log}:\n  " + "\n  ".join(tail))
+        lines = [ln for ln in log.read_text(errors="replace").splitlines() if ln.strip() and "is ignored" not in ln]
+        raise SweepError(f"pip {args[0]} failed (exit {proc.returncode}); the log is kept in {log}:\n  "
+                         + "\n  ".join(lines[-4:]))
 
 
 def create_venv(torch_version: str, folder: Path) -> Path:
@@ -126,7 +132,8 @@ def create_venv(torch_version: str, folder: Path) -> Path:
     folder.mkdir(parents=True)
     subprocess.run([sys.executable, "-m", "venv", str(folder / "venv")], check=True)
     python = folder / "venv" / "bin" / "python"
-    log = folder / "pip.log"
+    log = pip_log(torch_version)
+    log.unlink(missing_ok=True)
     # The project's constraints pin torch for its own venv; a sweep venv must not see them.
     _pip(python, ["install", "--only-binary", ":all:", *requirements(torch_version)], log)
     return python
@@ -157,6 +164,7 @@ def run_release(entries: list[Entry], torch_version: str, *, jobs: int = 2, time
     try:
         start = time.monotonic()
         python = create_venv(torch_version, folder)
+        pip_log(torch_version).unlink(missing_ok=True)
         report.install_s = round(time.monotonic() - start, 1)
         report.venv_mb = round(_du_mb(folder / "venv"), 1)
         probed = probe_versions(python)

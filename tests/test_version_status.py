@@ -158,3 +158,21 @@ def test_older_releases_were_swept():
     """The sweep's observations are committed; without them the test above has no cases."""
     swept = {p.name for p in (REPO / "observations").glob("sweep-torch-*.jsonl")}
     assert "sweep-torch-2.4.1.jsonl" in swept and len(list(_older_release_errors())) >= 10
+
+
+def test_frozen_storage_reproduces_on_an_old_release_and_not_on_the_pinned_one(tmp_path):
+    """The release table kb.db derives from the committed sweep and check runs."""
+    import sqlite_utils
+
+    from kb.build import build
+
+    build(tmp_path / "kb.db")
+    kdb = sqlite_utils.Database(tmp_path / "kb.db")
+    rows = {r["torch"]: r for r in kdb.query("select * from entry_versions where entry = 'frozen-storage-mutation'")}
+    old = [v for v, r in rows.items() if release_key(v) <= (2, 6, 0) and r["status"] == "reproduces"]
+    assert old, rows
+    assert "cannot mutate tensors with frozen storage" in rows[old[0]]["error_text"]
+    assert rows[PINNED_TORCH.split("+")[0]]["status"] == "no-repro"
+    entry = kdb["entries"].get("frozen-storage-mutation")
+    assert entry["fixed_in"] and release_key(entry["fixed_in"]) <= release_key(PINNED_TORCH)
+    assert not entry["retired"] and entry["version_summary"].startswith("reproduces on 2.4.1")
