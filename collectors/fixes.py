@@ -76,14 +76,18 @@ def _auto_dims(case: Case) -> Case:
 
 
 FIXES: tuple[AutoFix, ...] = (
-    AutoFix("use-cache-false", "cache-output-not-pytree", (*EXPORT_BASED, "jit-trace"),
+    # One fix may serve several entries, on disjoint exporters: (fix id, exporter) names one.
+    AutoFix("use-cache-false", "cache-output-not-pytree", EXPORT_BASED,
+            "build the model with use_cache=False", transform=_without_cache),
+    AutoFix("use-cache-false", "trace-untypable-output", ("jit-trace", "onnx-legacy"),
             "build the model with use_cache=False", transform=_without_cache),
     AutoFix("strict-false", "strict-untraceable-call", ("export-strict",),
             "export with strict=False", retry_as="export"),
     AutoFix("dim-auto", "dynamic-dim-specialized", ("export-dynamic",),
             "declare the dims Dim.AUTO instead of named Dims", transform=_auto_dims),
 )
-BY_ID = {f.id: f for f in FIXES}
+_BY_TARGET = {(f.id, x): f for f in FIXES for x in f.exporters}
+assert len(_BY_TARGET) == sum(len(f.exporters) for f in FIXES), "a (fix, exporter) pair names two entries"
 
 
 def fixes_for(entry: str | None, exporter: str) -> list[AutoFix]:
@@ -97,4 +101,8 @@ def label(exporter: str, fix_id: str) -> str:
 
 def parse_label(text: str) -> tuple[str, AutoFix | None]:
     exporter, _, fix_id = text.partition("~")
-    return exporter, BY_ID.get(fix_id) if fix_id else None
+    return exporter, _BY_TARGET.get((fix_id, exporter)) if fix_id else None
+
+
+def by_id(fix_id: str, exporter: str) -> AutoFix:
+    return _BY_TARGET[(fix_id, exporter)]
