@@ -59,3 +59,19 @@ def test_a_number_output_is_compared_by_value():
     ex.compare(3, torch.tensor(3), "same value")
     with pytest.raises(ex.Mismatch):
         ex.compare(torch.tensor(4), 3, "another value")
+
+
+def test_a_model_that_updates_its_input_is_compared_on_copies():
+    # forward does x.mul_(2): eager and the program must each see the original input.
+    case = exportdb.build("user_input_mutation")
+    for exporter in ("export", "jit-trace"):
+        attempt = ex.attempt(exporter, case)
+        assert attempt.outcome == "ok", (exporter, attempt.message)
+
+
+def test_a_silently_wrong_program_is_a_numeric_failure():
+    # TorchScript compiles the undecorated source of a decorated forward: the decorator's
+    # "+ 1" is lost, with no error at export time.
+    attempt = ex.attempt("jit-script", exportdb.build("decorator"))
+    assert attempt.outcome == "fail" and attempt.failed_stage == "numeric"
+    assert "disagrees with eager" in attempt.message
