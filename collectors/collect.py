@@ -247,7 +247,8 @@ def collect(sources: list[str], exporters: list[str], *, models: list[str] | Non
         done = {r["key"] for r in read_observations(out.parent).records} | existing_keys(out)
         tasks = plan(sources, exporters, models, shard, versions, done, limit)
     total = sum(len(t.exporters) for t in tasks)
-    warm_up(tuple(exporters))
+    # Fix retries may run any exporter; a plain run only the chosen ones.
+    warm_up(tuple(EXPORTERS) if apply_fixes else tuple(exporters), tuple(sources))
     tally = Tally()
     repo = paths.root()
 

@@ -39,26 +39,34 @@ class ChildOutcome:
     output: str = ""  # the child's stdout+stderr, tail
 
 
-def warm_up(exporters: tuple[str, ...] = ()) -> None:
-    """Import the heavy libraries and take each exporter's first-use costs once, before any fork.
+def warm_up(exporters: tuple[str, ...] = (), sources: tuple[str, ...] = ()) -> None:
+    """Import the heavy libraries this run needs and take each exporter's first-use costs
+    once, before any fork.
 
     Whatever a library initialises lazily (decomposition tables, the ONNX op registry,
     TorchScript's compiler) is then already done in every forked child. Without this,
-    every attempt paid ~2 s for `run_decompositions()` alone.
+    every attempt paid ~2 s for `run_decompositions()` alone. Libraries the run's sources
+    and exporters never touch are left alone: importing them would only slow the start.
     """
     import io
 
     import torch
 
     torch.set_num_threads(1)  # one thread per attempt; also keeps OpenMP fork-safe
-    try:  # torchvision first, through the CPU-torch workaround: timm and transformers import it
-        from .corpus.torchvision_compat import import_torchvision
+    wanted = []
+    if {"transformers", "timm", "torchvision"} & set(sources):
+        try:  # torchvision first, through the CPU-torch workaround: timm and transformers import it
+            from .corpus.torchvision_compat import import_torchvision
 
-        import_torchvision()
-    except Exception:  # the torchvision models will record their own build failures
-        pass
-    for name in ("transformers", "timm", "onnx", "onnxscript", "onnxruntime",
-                 "executorch.exir", "executorch.runtime"):
+            import_torchvision()
+        except Exception:  # the torchvision models will record their own build failures
+            pass
+        wanted += [name for name in ("transformers", "timm") if name in sources]
+    if {"onnx", "onnx-legacy"} & set(exporters):
+        wanted += ["onnx", "onnxscript", "onnxruntime"]
+    if "executorch" in exporters:
+        wanted += ["executorch.exir", "executorch.runtime"]
+    for name in wanted:
         try:
             __import__(name)
         except Exception:  # an optional library missing only affects its exporter
