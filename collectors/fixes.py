@@ -34,7 +34,11 @@ class AutoFix:
 
 
 def _without_cache(case: Case) -> Case:
-    """transformers: turn the KV cache off, so no cache object is returned."""
+    """transformers: turn the KV cache off in the config, so no cache object is returned.
+
+    Only the config changes: models read `use_cache` from it when the call does not say,
+    and adding a `use_cache=False` keyword would change the case's inputs (the tracer
+    takes tensors only, and export's dynamic_shapes name every input)."""
     config = getattr(case.model, "config", None)
     if config is not None:
         for cfg in (config, *(getattr(config, name, None) for name in ("text_config", "decoder"))):
@@ -43,22 +47,11 @@ def _without_cache(case: Case) -> Case:
     generation = getattr(case.model, "generation_config", None)
     if generation is not None and hasattr(generation, "use_cache"):
         generation.use_cache = False
-    kwargs = dict(case.kwargs or {})
-    if "use_cache" in kwargs or _forward_takes(case.model, "use_cache"):
-        kwargs["use_cache"] = False
-    alt_kwargs = dict(case.alt_kwargs) if case.alt_kwargs is not None else None
-    if alt_kwargs is not None and "use_cache" in kwargs:
-        alt_kwargs["use_cache"] = False
-    return replace(case, kwargs=kwargs, alt_kwargs=alt_kwargs)
-
-
-def _forward_takes(model, name: str) -> bool:
-    import inspect
-
-    try:
-        return name in inspect.signature(model.forward).parameters
-    except (TypeError, ValueError):
-        return False
+    if "use_cache" in (case.kwargs or {}):  # the case passes it itself: override it there
+        kwargs = {**case.kwargs, "use_cache": False}
+        alt = {**case.alt_kwargs, "use_cache": False} if case.alt_kwargs is not None else None
+        return replace(case, kwargs=kwargs, alt_kwargs=alt)
+    return case
 
 
 def _auto_dims(case: Case) -> Case:

@@ -63,3 +63,21 @@ def test_fixes_are_retried_on_explained_failures_and_counted(root):
     # Resuming does nothing twice.
     _, tally, total = collect(["module:fixable_corpus"], [], jobs=2, apply_fixes=True)
     assert total == 0 and tally.attempts == 0
+
+
+def test_use_cache_false_changes_the_config_not_the_inputs():
+    """On a real transformers model: the cache error goes away, and the case's inputs stay
+    tensors only, so jit-trace and export-dynamic (whose dynamic_shapes name every input)
+    still accept them."""
+    from collectors import exporters, fixes
+    from collectors.corpus import transformers_models
+
+    case = transformers_models.build("apertus")
+    for exporter in ("export-dynamic", "jit-trace"):
+        before = exporters.attempt(exporter, case)
+        assert before.outcome == "fail" and ("DynamicCache" in before.message or "Cache" in before.message)
+        fixed = fixes.by_id("use-cache-false", exporter).transform(case)
+        assert fixed.kwargs == case.kwargs
+        after = exporters.attempt(exporter, fixed)
+        assert after.outcome == "ok", (exporter, after.message)
+        case.model.config.use_cache = True  # the transform changed the model's config in place
