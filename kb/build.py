@@ -187,6 +187,20 @@ def _version_rows(versions: dict[str, EntryVersions]):
                    "error_text": r.error_text}
 
 
+def _failure_blocks(rec: dict, text: str) -> list[ExceptionBlock]:
+    """The exceptions of a recorded failure.
+
+    A stored traceback keeps the end of stderr; when the exception's own message is huge
+    (a model output's repr, thousands of lines of numbers), its first line is cut off and
+    only numbers remain. The record's exception type and message then stand in for it."""
+    blocks = extract(text)
+    if any(b.kind == "exception" for b in blocks):
+        return blocks
+    if rec.get("exc_type"):  # also a bare `raise AssertionError`, whose message is empty
+        return [ExceptionBlock(rec["exc_type"], rec.get("message") or "", "exception")]
+    return extract(rec["message"]) if rec.get("message") else blocks
+
+
 def _observation_row(rec: dict, matcher: Matcher) -> tuple[dict, bool]:
     versions = rec.get("versions") or {}
     text = rec.get("traceback") or rec.get("message") or ""
@@ -217,7 +231,7 @@ def _observation_row(rec: dict, matcher: Matcher) -> tuple[dict, bool]:
         row[lib] = versions.get(lib)
     classified = False
     if rec["outcome"] == "fail" and text:
-        blocks = extract(text)
+        blocks = _failure_blocks(rec, text)
         ranked = matcher.rank_blocks(blocks)
         best = ranked[0] if ranked and ranked[0].score >= 0.5 else None
         row["signature"] = signature(primary_block(blocks, matcher, best.id if best else None))

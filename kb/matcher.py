@@ -47,8 +47,12 @@ def head(text: str) -> str:
 
 
 def tokens(normalized: str) -> list[str]:
+    """Words and word pairs. A mask placeholder (`<n>`, `<q>`, `<path>`...) counts only
+    next to a real word ("opset <n>"): on its own it says nothing, and a text full of
+    numbers (a tensor's repr in a message) would otherwise resemble any run of digits."""
     words = [w for w in _TOKEN.findall(normalized.lower()) if w not in _STOP]
-    return words + [f"{a} {b}" for a, b in zip(words, words[1:])]
+    pairs = [f"{a} {b}" for a, b in zip(words, words[1:]) if not (a[0] == "<" and b[0] == "<")]
+    return [w for w in words if w[0] != "<"] + pairs
 
 
 def pattern_literal(pattern: str) -> str:

@@ -83,3 +83,21 @@ def test_torn_observation_line_is_reported_and_others_kept(kb_root):
     report = build()
     assert report.observations == 2 and report.explained == 2
     assert json.loads(obs.read_text().splitlines()[-1])["key"] == "k3"
+
+
+def test_a_traceback_cut_inside_a_huge_message_is_classified_by_the_recorded_exception(tmp_path):
+    """A model output's repr can fill the stored stderr tail with numbers only; the
+    record's exception type and message then name the failure."""
+    from kb.extract import extract
+
+    cut = [r for r in read_observations(REPO / "observations").records
+           if r["outcome"] == "fail" and r.get("exc_type") and r.get("traceback")
+           and not any(b.kind == "exception" for b in extract(r["traceback"]))]
+    assert cut, "the committed corpus has such records (e.g. transformers/owlvit under jit-trace)"
+    db = tmp_path / "kb.db"
+    build(db)
+    kdb = sqlite_utils.Database(db)
+    for rec in cut:
+        row = kdb["observations"].get(rec["key"])
+        assert row["signature"].startswith(rec["exc_type"].rsplit(".", 1)[-1]) or \
+            row["signature"].startswith(rec["exc_type"]), (rec["model"], row["signature"][:100])
