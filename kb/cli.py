@@ -170,6 +170,19 @@ def build():
               f"({report.explained}/{report.classified} failed observations explained by an entry)")
 
 
+def _select_entries(entry_ids: tuple[str, ...]) -> list:
+    """The named entries, or the whole catalogue; a clear error for a broken or unknown one."""
+    try:
+        catalogue = load_catalogue(paths.entries_dir())
+    except EntryError as exc:
+        raise click.ClickException(str(exc)) from None
+    by_id = {e.id: e for e in catalogue}
+    unknown = [i for i in entry_ids if i not in by_id]
+    if unknown:
+        raise click.UsageError(f"no such entry: {', '.join(unknown)}")
+    return [by_id[i] for i in entry_ids] if entry_ids else catalogue
+
+
 @cli.command()
 @click.argument("entry_ids", nargs=-1)
 @click.option("--record", is_flag=True, help="Append each run to observations/entries.jsonl.")
@@ -181,15 +194,7 @@ def check(entry_ids, record, jobs, timeout):
         from collectors.check import check_entries
     except ImportError as exc:  # the collectors need the [collect] extra
         raise click.ClickException(f"exportkb check needs the collectors: {exc}") from None
-    try:
-        catalogue = load_catalogue(paths.entries_dir())
-    except EntryError as exc:
-        raise click.ClickException(str(exc)) from None
-    by_id = {e.id: e for e in catalogue}
-    unknown = [i for i in entry_ids if i not in by_id]
-    if unknown:
-        raise click.UsageError(f"no such entry: {', '.join(unknown)}")
-    selected = [by_id[i] for i in entry_ids] if entry_ids else catalogue
+    selected = _select_entries(entry_ids)
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -254,15 +259,7 @@ def sweep(releases, jobs, timeout, keep_venv, entry_ids):
         from collectors.sweep import DEFAULT_RELEASES, run_release
     except ImportError as exc:
         raise click.ClickException(f"exportkb sweep needs the collectors: {exc}") from None
-    try:
-        catalogue = load_catalogue(paths.entries_dir())
-    except EntryError as exc:
-        raise click.ClickException(str(exc)) from None
-    by_id = {e.id: e for e in catalogue}
-    unknown = [i for i in entry_ids if i not in by_id]
-    if unknown:
-        raise click.UsageError(f"no such entry: {', '.join(unknown)}")
-    selected = [by_id[i] for i in entry_ids] if entry_ids else catalogue
+    selected = _select_entries(entry_ids)
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
