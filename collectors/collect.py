@@ -127,7 +127,7 @@ def fix_plan(sources: list[str], models: list[str] | None, shard: tuple[int, int
     """One task per corpus model that failed in a way an entry with an automatic fix explains.
 
     The failures come from kb.db, where the matcher classified every committed observation;
-    only failures on these library versions and of the model's current definition count.
+    only failures on the installed torch release and of the model's current definition count.
     """
     from kb.build import ensure_built
     import sqlite3
