@@ -20,7 +20,7 @@ import sqlite_utils
 from . import __version__, paths
 from .catalogue import Entry, load_catalogue
 from .extract import ExceptionBlock, extract
-from .matcher import EntryRef, Matcher
+from .matcher import CONFIDENT, EntryRef, Match, Matcher
 from .normalize import normalize
 from .observations import VERSIONED_LIBS, read_observations
 from . import version_status
@@ -201,6 +201,13 @@ def _failure_blocks(rec: dict, text: str) -> list[ExceptionBlock]:
     return extract(rec["message"]) if rec.get("message") else blocks
 
 
+def _classify(rec: dict, matcher: Matcher) -> tuple[list[ExceptionBlock], Match | None]:
+    """A failed record's exceptions and the entry that confidently explains them, if any."""
+    blocks = _failure_blocks(rec, rec.get("traceback") or rec.get("message") or "")
+    ranked = matcher.rank_blocks(blocks)
+    return blocks, ranked[0] if ranked and ranked[0].score >= CONFIDENT else None
+
+
 def _observation_row(rec: dict, matcher: Matcher) -> tuple[dict, bool]:
     versions = rec.get("versions") or {}
     text = rec.get("traceback") or rec.get("message") or ""
@@ -231,9 +238,7 @@ def _observation_row(rec: dict, matcher: Matcher) -> tuple[dict, bool]:
         row[lib] = versions.get(lib)
     classified = False
     if rec["outcome"] == "fail" and text:
-        blocks = _failure_blocks(rec, text)
-        ranked = matcher.rank_blocks(blocks)
-        best = ranked[0] if ranked and ranked[0].score >= 0.5 else None
+        blocks, best = _classify(rec, matcher)
         row["signature"] = signature(primary_block(blocks, matcher, best.id if best else None))
         if best:
             row["matched_entry"], row["match_score"] = best.id, best.score
@@ -256,8 +261,8 @@ def _fix_rows(records: list[dict], matcher: Matcher) -> tuple[list[dict], list[d
         result = "fixed" if rec["outcome"] == "ok" else "same"
         matched = None
         if rec["outcome"] == "fail":
-            ranked = matcher.rank_blocks(extract(rec.get("traceback") or rec.get("message") or ""))
-            matched = ranked[0].id if ranked and ranked[0].score >= 0.5 else None
+            best = _classify(rec, matcher)[1]
+            matched = best.id if best else None
             result = "same" if matched == entry else "other"
         elif rec["outcome"] != "ok":
             result = "other"  # a timeout or a crash after the fix: not the entry's error any more

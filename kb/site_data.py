@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .build import load_matcher
-from .version_status import code_hash
+from .version_status import code_hash, release_key
 from .catalogue import EXPORTERS, STAGES
 from .extract import extract
 
@@ -161,12 +161,8 @@ class SiteData:
 
 
 def version_key(v: str) -> tuple:
-    """Order torch versions numerically: 2.9.0 before 2.13.0, local tags ignored."""
-    parts = []
-    for piece in v.split("+")[0].split("."):
-        num = "".join(ch for ch in piece if ch.isdigit())
-        parts.append(int(num) if num else 0)
-    return tuple(parts), v
+    """Order torch versions numerically (2.9.0 before 2.13.0); the full string breaks ties."""
+    return release_key(v), v
 
 
 def _rows(conn: sqlite3.Connection, sql: str, *args) -> list[sqlite3.Row]:
