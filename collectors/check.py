@@ -112,7 +112,7 @@ def case_observation(entry: Entry, result: CaseResult, versions: dict, env: dict
     return {
         "schema": SCHEMA,
         "key": observation_key("entry", model, exporter, case_hash, versions),
-        "source": "entry", "model": model, "entry": entry.id, "case": result.case,
+        "run": "check", "source": "entry", "model": model, "entry": entry.id, "case": result.case,
         "exporter": exporter, "stage": entry.stage, "outcome": result.run.outcome,
         "exc_type": main.type if main else None,
         "message": main.message if main else None,

@@ -198,9 +198,9 @@ def _model_worker(attempt_timeout: float, memory_mb: float):
 
 
 def _record(task: ModelTask, exporter: str, versions: dict, env: dict, **fields) -> dict:
-    record = {"schema": SCHEMA, "key": task.keys.get(exporter, task.build_key), "source": task.spec.source,
-              "model": task.spec.id, "family": task.spec.family, "exporter": exporter, "versions": versions,
-              **env, "case_hash": task.case_hash, **fields}
+    record = {"schema": SCHEMA, "key": task.keys.get(exporter, task.build_key), "run": "collect",
+              "source": task.spec.source, "model": task.spec.id, "family": task.spec.family,
+              "exporter": exporter, "versions": versions, **env, "case_hash": task.case_hash, **fields}
     failed, fix = fixes.parse_label(exporter)
     if fix:  # a fix retry: recorded under the exporter that failed, with the fix named
         record.update(exporter=failed, fix=fix.id, fix_entry=fix.entry, ran_as=fix.exporter_for(failed))

@@ -10,6 +10,7 @@ This module imports torch and runs inside an isolated worker (collectors.pool).
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 import os
 import re
@@ -227,10 +228,11 @@ def _ort_call(session, args: tuple, kwargs: dict, input_names: list[str] | None 
     names = [i.name for i in session.get_inputs()]
     if input_names is not None:
         by_name = dict(zip(input_names, feeds))
-        missing = [n for n in names if n not in by_name]
-        if missing:
-            raise RuntimeError(f"the ONNX graph takes inputs {missing} that the case does not provide")
-        return [torch.from_numpy(x) for x in session.run(None, {n: by_name[n] for n in names})]
+        # A graph input the case has no tensor for (the legacy exporter turns a tensor
+        # default of forward into one) is left out, so onnxruntime raises the error a
+        # user would see: "Required inputs ([...]) are missing from input feed".
+        feed = {n: by_name[n] for n in names if n in by_name}
+        return [torch.from_numpy(x) for x in session.run(None, feed)]
     if len(names) != len(feeds):
         raise RuntimeError(f"the ONNX graph takes {len(names)} inputs, the case has {len(feeds)} tensors")
     return [torch.from_numpy(x) for x in session.run(None, dict(zip(names, feeds)))]
@@ -260,18 +262,32 @@ def onnx(attempt, case, workdir):
     _numeric(attempt, case, lambda a, k: _ort_call(session, a, k))
 
 
+def in_signature_order(model, kwargs: dict) -> dict:
+    """kwargs reordered as forward's parameters are.
+
+    The legacy exporter binds keyword inputs to forward's parameters and creates the graph
+    inputs in parameter order, whatever the dict's order; input names must follow it."""
+    try:
+        params = list(inspect.signature(model.forward).parameters)
+    except (TypeError, ValueError):
+        return kwargs
+    rank = {name: i for i, name in enumerate(params)}
+    return dict(sorted(kwargs.items(), key=lambda kv: rank.get(kv[0], len(rank))))
+
+
 def onnx_legacy(attempt, case, workdir):
     path = Path(workdir) / "model.onnx"
     _skip(attempt, "capture")  # the TorchScript-based exporter traces and translates in one call
+    kwargs = in_signature_order(case.model, case.kwargs)
     # Name every tensor input: the exporter drops inputs the trace never reads (a tensor
     # used only through .item(), say), and feeding by name is then still right.
-    names = [f"input_{i}" for i in range(len(tensor_leaves((case.args, case.kwargs))))]
+    names = [f"input_{i}" for i in range(len(tensor_leaves((case.args, kwargs))))]
     _run_stage(attempt, "lower", lambda: torch.onnx.export(
-        case.model, case.args, str(path), kwargs=case.kwargs or None, dynamo=False, verbose=False,
+        case.model, case.args, str(path), kwargs=kwargs or None, dynamo=False, verbose=False,
         input_names=names))
     session = _run_stage(attempt, "save-load", lambda: _ort_session(path))
-    _run_stage(attempt, "run", lambda: _ort_call(session, case.args, case.kwargs, names))
-    _numeric(attempt, case, lambda a, k: _ort_call(session, a, k, names))
+    _run_stage(attempt, "run", lambda: _ort_call(session, case.args, kwargs, names))
+    _numeric(attempt, case, lambda a, k: _ort_call(session, a, in_signature_order(case.model, k), names))
 
 
 def aoti(attempt, case, workdir):

@@ -186,6 +186,7 @@ def run_release(entries: list[Entry], torch_version: str, *, jobs: int = 2, time
             for n, ((entry, case, _kind), res) in enumerate(pool.map(run, jobs_list), 1):
                 record = case_observation(entry, res, report.versions, env)
                 record["sweep"] = True
+                record["run"] = "sweep"
                 report.outcomes[res.run.outcome] = report.outcomes.get(res.run.outcome, 0) + 1
                 if record["key"] not in known:
                     append_observation(out, record)

@@ -22,11 +22,11 @@ from .catalogue import Entry, load_catalogue
 from .extract import ExceptionBlock, extract
 from .matcher import CONFIDENT, EntryRef, Match, Matcher
 from .normalize import normalize
-from .observations import VERSIONED_LIBS, read_observations
+from .observations import VERSIONED_LIBS, read_observations, run_of
 from . import version_status
 from .version_status import EntryVersions
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 @dataclass
@@ -132,7 +132,7 @@ def _create_tables(kdb: sqlite_utils.Database) -> None:
         {"entry": str, "seq": int, "text": str}, pk=("entry", "seq"), foreign_keys=[("entry", "entries", "id")]
     )
     columns = {
-        "key": str, "source": str, "model": str, "case": str, "entry": str, "exporter": str,
+        "key": str, "run": str, "source": str, "model": str, "case": str, "entry": str, "exporter": str,
         "stage": str, "outcome": str, "exc_type": str, "message": str, "traceback": str,
         "signature": str, "matched_entry": str, "match_score": float, "duration_s": float,
         "peak_rss_mb": float, "returncode": int, "signal": str, "python": str, "platform": str,
@@ -213,6 +213,7 @@ def _observation_row(rec: dict, matcher: Matcher) -> tuple[dict, bool]:
     text = rec.get("traceback") or rec.get("message") or ""
     row = {
         "key": rec["key"],
+        "run": run_of(rec),
         "source": rec["source"],
         "model": rec["model"],
         "case": rec.get("case"),
@@ -315,8 +316,11 @@ def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
         rows = []
         for rec in observations:
             row, classified = _observation_row(rec, matcher)
-            report.classified += classified
-            report.explained += bool(classified and row["matched_entry"])
+            # The explained share is measured on the corpus run; entry checks and sweeps
+            # of other releases prove entries rather than sample failures.
+            if row["run"] == "collect":
+                report.classified += classified
+                report.explained += bool(classified and row["matched_entry"])
             rows.append(row)
         kdb["observations"].insert_all(rows)
         fix_attempts, fix_summary = _fix_rows(read_observations(paths.observations_dir() / "fixes").records, matcher)
@@ -324,7 +328,7 @@ def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
         kdb["entry_fixes"].insert_all(fix_summary)
         kdb["entries"].enable_fts(["title", "rule", "cause", "fix", "patterns"], tokenize="porter")
         kdb["observations"].enable_fts(["exc_type", "message"], tokenize="porter")
-        for col in ("exporter", "outcome", "matched_entry", "torch", "entry", "model", "signature"):
+        for col in ("run", "exporter", "outcome", "matched_entry", "torch", "entry", "model", "signature"):
             kdb["observations"].create_index([col])
         kdb["meta"].insert_all(
             [

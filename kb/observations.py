@@ -23,6 +23,23 @@ REQUIRED = ("key", "source", "model", "exporter", "stage", "outcome", "versions"
 VERSIONED_LIBS = ("torch", "transformers", "onnx", "onnxscript", "onnxruntime", "executorch")
 
 
+RUNS = ("collect", "check", "sweep")
+
+
+def run_of(record: dict) -> str:
+    """Which command recorded this observation.
+
+    `collect` (the corpus, on the installed torch) is what pass rates, unexplained
+    signatures and the explained share are measured on; `check` and `sweep` runs prove
+    entries, the latter on other torch releases. Older lines carry no `run` field:
+    sweep records are flagged `sweep`, and only the collector records per-stage outcomes."""
+    if record.get("run") in RUNS:
+        return record["run"]
+    if record.get("sweep"):
+        return "sweep"
+    return "collect" if "stages" in record else "check"
+
+
 def observation_key(source: str, model: str, exporter: str, case_hash: str, versions: dict) -> str:
     """Identity of an attempt: the same case, exporter and versions is the same observation."""
     lib_versions = {k: versions.get(k) for k in sorted(versions)}

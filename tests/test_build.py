@@ -52,8 +52,35 @@ def test_committed_observations_are_classified_at_build_time(tmp_path):
         "and outcome = 'fail' and \"case\" like 'failing%' and torch like ?", [pinned + "%"]))
     assert failed_entry_runs, "observations/entries.jsonl should hold the entries' recorded runs"
     assert all(r["entry"] == r["matched_entry"] for r in failed_entry_runs)
-    failed = kdb.execute("select count(*), count(matched_entry) from observations where outcome = 'fail'").fetchone()
+    # The explained share is the corpus run's: entry checks and other releases' sweeps
+    # are classified too, but prove entries rather than sample failures.
+    failed = kdb.execute("select count(*), count(matched_entry) from observations "
+                         "where outcome = 'fail' and run = 'collect'").fetchone()
     assert (report.classified, report.explained) == failed
+    runs = dict(kdb.execute("select run, count(*) from observations group by run").fetchall())
+    assert runs["collect"] and runs["check"] and runs["sweep"], runs
+    assert kdb.execute("select count(*) from observations where run = 'sweep' and torch like '2.4.%'").fetchone()[0]
+
+
+def test_unexplained_lists_corpus_failures_only(kb_root):
+    """A sweep of an old release failing on an import is not a corpus signature to explain."""
+    from kb.unexplained import unexplained_signatures
+
+    base = {"source": "entry", "model": "x/failing.py", "exporter": "export", "stage": "capture",
+            "outcome": "fail", "exc_type": "ImportError", "case_hash": "h"}
+    obs = kb_root / "observations"
+    append_observation(obs / "sweep-torch-2.4.1.jsonl", {**base, "key": "s1", "sweep": True,
+                       "versions": {"torch": "2.4.1"}, "message": "cannot import name 'GlmOcrTextConfig'"})
+    append_observation(obs / "entries.jsonl", {**base, "key": "c1", "versions": {"torch": PINNED_TORCH},
+                       "message": "cannot import name 'CheckOnly'"})
+    append_observation(obs / "corpus.jsonl", {**base, "key": "k1", "source": "transformers", "model": "m",
+                       "versions": {"torch": PINNED_TORCH}, "stages": [], "exc_type": "ImportError",
+                       "message": "cannot import name 'FromTheCorpus'"})
+    db, report = ensure_built()
+    assert (report.classified, report.explained) == (1, 0)
+    rows = unexplained_signatures(db)
+    assert [r["examples"] for r in rows] == [["m"]]
+    assert rows[0]["signature"].startswith("ImportError: cannot import name") and rows[0]["failures"] == 1
 
 
 def test_stale_detection_and_rebuild(kb_root):
@@ -81,7 +108,9 @@ def test_torn_observation_line_is_reported_and_others_kept(kb_root):
     assert [r["key"] for r in loaded.records] == ["k1", "k3"]
     assert len(loaded.problems) == 1 and "runs.jsonl:2" in loaded.problems[0]
     report = build()
-    assert report.observations == 2 and report.explained == 2
+    assert report.observations == 2
+    rows = sqlite_utils.Database(paths.db_path()).query("select key, matched_entry from observations order by key")
+    assert [(r["key"], r["matched_entry"]) for r in rows] == [("k1", "static-batch-size"), ("k3", "static-batch-size")]
     assert json.loads(obs.read_text().splitlines()[-1])["key"] == "k3"
 
 

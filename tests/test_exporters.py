@@ -52,6 +52,36 @@ def test_onnx_legacy_feeds_by_name_when_the_exporter_drops_an_input():
     assert attempt.outcome == "ok", attempt.message
 
 
+class TextAndImage(torch.nn.Module):
+    """Two inputs of different dtypes, as in CLIP-like models (input_ids, then pixel_values)."""
+
+    def forward(self, input_ids, pixel_values):
+        return input_ids.float().sum(-1, keepdim=True) * pixel_values.mean(dim=(1, 2, 3))[:, None]
+
+
+class TensorDefault(torch.nn.Module):
+    """ExportDB's optional_input shape: a tensor default that the legacy exporter keeps as a graph input."""
+
+    def forward(self, x, y=torch.ones(2, 3)):
+        return x + y
+
+
+def test_onnx_legacy_names_keyword_inputs_in_signature_order():
+    # The case's dict lists pixel_values first; the exporter orders graph inputs as forward
+    # declares them. Naming them in dict order fed floats to input_ids (onnxruntime:
+    # "Unexpected input data type. Actual: (tensor(float)) , expected: (tensor(int64))").
+    kwargs = {"pixel_values": torch.randn(2, 3, 4, 4), "input_ids": torch.randint(0, 9, (2, 5))}
+    assert list(ex.in_signature_order(TextAndImage(), kwargs)) == ["input_ids", "pixel_values"]
+    attempt = ex.attempt("onnx-legacy", Case(TextAndImage().eval(), (), kwargs))
+    assert attempt.outcome == "ok", attempt.message
+
+
+def test_onnx_legacy_missing_graph_input_fails_with_onnxruntimes_own_error():
+    attempt = ex.attempt("onnx-legacy", Case(TensorDefault().eval(), (torch.randn(2, 3),)))
+    assert attempt.outcome == "fail" and attempt.failed_stage == "run"
+    assert "Required inputs" in attempt.message and "are missing from input feed (['input_0'])" in attempt.message
+
+
 def test_a_number_output_is_compared_by_value():
     case = exportdb.build("scalar_output")  # forward returns x.shape[1] + 1, a Python int
     attempt = ex.attempt("jit-trace", case)  # the trace returns it as a 0-d tensor

@@ -92,7 +92,7 @@ QUERIES = {
         "sql": (
             "select signature, count(*) as failures, group_concat(distinct exporter) as exporters,\n"
             "  min(model) as example_model\n"
-            "from observations where outcome = 'fail' and matched_entry is null\n"
+            "from observations where run = 'collect' and outcome = 'fail' and matched_entry is null\n"
             "group by signature order by failures desc limit 100"
         ),
     },
