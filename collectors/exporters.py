@@ -355,7 +355,9 @@ def executorch(attempt, case, workdir):
 
     def round_trip():
         path.write_bytes(program.buffer)
-        return Runtime.get().load_program(str(path)).load_method("forward")
+        # Loading fails with a bare code (0x14) when a kernel is missing; the runtime's
+        # log names the operator ("Missing operator: [..] aten::sort.values_stable").
+        return _with_native_log(lambda: Runtime.get().load_program(str(path)).load_method("forward"), workdir)
     method = _run_stage(attempt, "save-load", round_trip)
 
     def call(a, k):

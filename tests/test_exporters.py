@@ -45,6 +45,20 @@ def test_executorch_failure_carries_the_runtime_log():
     assert "Expect input tensor to be 3-D or 4-D, but got, 5" in attempt.message
 
 
+class SortScores(torch.nn.Module):
+    def forward(self, x):
+        return torch.sort(x, dim=1, descending=True).values
+
+
+def test_executorch_load_failure_carries_the_missing_operator():
+    # aten.sort is Core ATen, so the program lowers; the portable runtime has no kernel
+    # for it, and only its log says which operator is missing.
+    attempt = ex.attempt("executorch", Case(SortScores().eval(), (torch.randn(2, 5),)))
+    assert attempt.outcome == "fail" and attempt.failed_stage == "save-load"
+    assert "Failed to load method forward" in attempt.message
+    assert "Missing operator" in attempt.message and "aten::sort" in attempt.message
+
+
 def test_onnx_legacy_feeds_by_name_when_the_exporter_drops_an_input():
     # The tensor is read only through .item(): the legacy exporter folds it away.
     case = exportdb.build("assume_constant_result")
