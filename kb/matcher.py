@@ -28,6 +28,10 @@ from .textin import InputText, read_input
 CONFIDENT = 0.5
 PATTERN_BASE = 0.6  # score of a pattern hit before similarity is added
 SIMILARITY_ONLY = 0.85  # a similarity-only match is capped below a perfect pattern hit
+# A pattern that hits only an earlier exception of the input (a chained cause, or an
+# earlier error in a log) counts for less than one that hits the exception raised last:
+# inspect's bare "could not get source code" sits under many more specific errors.
+CAUSE_ONLY = 0.9
 HEAD_LINES = 8
 HEAD_CHARS = 1200
 
@@ -169,6 +173,8 @@ class Matcher:
             if hit is None and sim <= 0.0:
                 continue
             score = PATTERN_BASE + (1 - PATTERN_BASE) * sim if hit is not None else SIMILARITY_ONLY * sim
+            if hit is not None and hit is not blocks[-1] and self.pattern_hits(e.id, blocks[-1:]) is None:
+                score *= CAUSE_ONLY
             evidence = (hit or sim_block).text
             ranked.append(Match(e.id, e.title, round(score, 4), e.exporters, hit is not None, round(sim, 4), evidence))
         ranked.sort(key=lambda m: (-m.score, m.id))

@@ -1,0 +1,31 @@
+"""Chained exceptions: the error raised last names the cause; the ones under it only help.
+
+inspect's bare `OSError: could not get source code` is the whole error for code defined
+by exec (entry jit-source-unavailable), and a chained cause under TorchScript's
+"Failed to get source for <function BertConfig.__init__>" for transformers models (entry
+jit-script-transformers-config). Both entries' patterns hit the second text.
+"""
+import json
+
+from conftest import REPO
+
+
+def _recorded_failure(entry: str) -> str:
+    for line in (REPO / "observations/entries.jsonl").read_text().splitlines():
+        rec = json.loads(line)
+        if rec.get("entry") == entry and rec["case"] == "failing.py" and rec["outcome"] == "fail":
+            return rec["traceback"]
+    raise AssertionError(f"no recorded failing run of {entry}")
+
+
+def test_a_pattern_hit_on_the_raised_exception_outranks_one_on_its_cause(repo_matcher):
+    text = _recorded_failure("jit-script-transformers-config")
+    assert "could not get source code" in text and "Failed to get source for <function BertConfig.__init__" in text
+    ranked = repo_matcher.search(text).ranked
+    assert [m.id for m in ranked[:2]] == ["jit-script-transformers-config", "jit-source-unavailable"]
+    assert ranked[0].pattern_hit and ranked[1].pattern_hit and ranked[0].score > ranked[1].score
+
+
+def test_the_bare_inspect_error_is_still_its_own_entry(repo_matcher):
+    best = repo_matcher.search(_recorded_failure("jit-source-unavailable")).best
+    assert best.id == "jit-source-unavailable" and best.score >= 0.99
