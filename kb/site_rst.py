@@ -69,10 +69,19 @@ def inline(text: str) -> str:
 
 
 def blocks(text: str) -> list[tuple[str, str]]:
-    """Split prose into ('p', paragraph) and ('li', list item) blocks, lines joined."""
+    """Split prose into ('p', paragraph) and ('li', list item) blocks, lines joined, and
+    ('code', source) blocks from ```-fenced lines, kept line by line."""
     result: list[tuple[str, list[str]]] = []
+    fenced = False
     for line in text.strip().splitlines():
-        if not line.strip():
+        if line.strip().startswith("```"):
+            fenced = not fenced
+            if fenced:
+                result.append(("code", []))
+            continue
+        if fenced:
+            result[-1][1].append(line)
+        elif not line.strip():
             result.append(("", []))
         elif _BULLET.match(line):
             result.append(("li", [_BULLET.sub("", line)]))
@@ -82,14 +91,22 @@ def blocks(text: str) -> list[tuple[str, str]]:
             result[-1][1].append(line)
         else:
             result.append(("p", [line]))
-    return [(kind, " ".join(" ".join(lines).split())) for kind, lines in result if kind]
+    return [(kind, "\n".join(lines).rstrip() if kind == "code" else " ".join(" ".join(lines).split()))
+            for kind, lines in result if kind]
 
 
 def prose(text: str) -> str:
-    """Markdown-style prose (paragraphs and "- " lists) as RST body text."""
+    """Markdown-style prose (paragraphs, "- " lists, ```-fenced code) as RST body text."""
     parts: list[str] = []
     previous = ""
     for kind, body in blocks(text):
+        if kind == "code":
+            # Code is shown as written and never translated (Sphinx does not extract
+            # literal blocks into the catalogues).
+            parts.append("\n.. code-block:: python\n\n" + "\n".join(
+                "   " + ln if ln.strip() else "" for ln in body.splitlines()) + "\n")
+            previous = kind
+            continue
         rst = inline(body)
         if kind == "p":
             if _ENUMERATOR.match(rst) or _BULLET.match(rst):

@@ -78,6 +78,12 @@ def test_markdown_lists_become_rst_lists():
     assert site_rst.prose("2. not a list") == "\\2. not a list\n"
 
 
+def test_fenced_code_in_prose_becomes_a_code_block_kept_verbatim():
+    rst = site_rst.prose("Compute it:\n\n```python\nmean = sums / counts.clamp(min=1)\n\nx = a_b * 2\n```\n\nThen `check`.")
+    assert rst == ("Compute it:\n\n.. code-block:: python\n\n   mean = sums / counts.clamp(min=1)\n\n"
+                   "   x = a_b * 2\n\nThen ``check``.\n")
+
+
 def test_rendering_again_rewrites_nothing(tmp_path):
     """Unchanged data leaves the sources untouched, so Sphinx re-reads nothing."""
     first = site.render_sources(None, tmp_path / "src")
