@@ -29,8 +29,9 @@ CONFIDENT = 0.5
 PATTERN_BASE = 0.6  # score of a pattern hit before similarity is added
 SIMILARITY_ONLY = 0.85  # a similarity-only match is capped below a perfect pattern hit
 # A pattern that hits only an earlier exception of the input (a chained cause, or an
-# earlier error in a log) counts for less than one that hits the exception raised last:
-# inspect's bare "could not get source code" sits under many more specific errors.
+# earlier error in a log) counts for less than one that hits the exception raised last,
+# and ranks below every entry whose pattern names that raised exception: inspect's bare
+# "could not get source code" sits under many more specific errors.
 CAUSE_ONLY = 0.9
 HEAD_LINES = 8
 HEAD_CHARS = 1200
@@ -166,17 +167,24 @@ class Matcher:
     # -- public API ---------------------------------------------------------------
     def rank_blocks(self, blocks: Sequence[ExceptionBlock]) -> list[Match]:
         sims = self._similarities(blocks)
-        ranked: list[Match] = []
+        scored: list[tuple[Match, bool]] = []
         for e in self.entries:
             hit = self.pattern_hits(e.id, blocks)
             sim, sim_block = sims.get(e.id, (0.0, None))
             if hit is None and sim <= 0.0:
                 continue
             score = PATTERN_BASE + (1 - PATTERN_BASE) * sim if hit is not None else SIMILARITY_ONLY * sim
-            if hit is not None and hit is not blocks[-1] and self.pattern_hits(e.id, blocks[-1:]) is None:
-                score *= CAUSE_ONLY
+            cause_only = hit is not None and hit is not blocks[-1] and self.pattern_hits(e.id, blocks[-1:]) is None
             evidence = (hit or sim_block).text
-            ranked.append(Match(e.id, e.title, round(score, 4), e.exporters, hit is not None, round(sim, 4), evidence))
+            scored.append((Match(e.id, e.title, score, e.exporters, hit is not None, round(sim, 4), evidence),
+                           cause_only))
+        named_raised = [m.score for m, cause_only in scored if m.pattern_hit and not cause_only]
+        ranked = []
+        for m, cause_only in scored:
+            if cause_only:
+                m.score = min(m.score, max(named_raised, default=1.0)) * CAUSE_ONLY
+            m.score = round(m.score, 4)
+            ranked.append(m)
         ranked.sort(key=lambda m: (-m.score, m.id))
         return ranked
 

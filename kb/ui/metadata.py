@@ -33,6 +33,8 @@ ENTRY_COLUMNS = {
 
 OBSERVATION_COLUMNS = {
     "key": "Identity of the attempt: hash of source, model, exporter, case content and library versions.",
+    "run": "Which command recorded it: 'collect' (the corpus run, which pass rates and unexplained signatures "
+           "count), 'check' (an entry's scripts proved on the pinned torch) or 'sweep' (another torch release).",
     "source": "Where the case comes from: 'entry' for an entry's own scripts, else a corpus source.",
     "model": "The model or case that was exported (entry/script for entries' cases).",
     "case": "For entries' cases: the script that ran.",
@@ -68,12 +70,13 @@ QUERIES = {
     },
     "pass_rate_per_exporter": {
         "title": "Pass rate per exporter",
-        "description": "Share of attempts that succeeded, per exporter and torch version. Build failures are left out.",
+        "description": "Share of the corpus run's attempts that succeeded, per exporter and torch version. "
+                       "Build failures, entries' checks and sweeps are left out.",
         "sql": (
             "select exporter, torch, count(*) as attempts,\n"
             "  sum(outcome = 'ok') as ok,\n"
             "  round(100.0 * sum(outcome = 'ok') / count(*), 1) as pass_rate_percent\n"
-            "from observations where outcome != 'build'\n"
+            "from observations where run = 'collect' and outcome != 'build'\n"
             "group by exporter, torch order by exporter, torch"
         ),
     },
@@ -129,7 +132,7 @@ def metadata() -> dict:
                     "observations": {
                         "description": "Every recorded export attempt, classified by the matcher at build time.",
                         "columns": OBSERVATION_COLUMNS,
-                        "facets": ["exporter", "stage", "outcome", "torch", "source", "matched_entry"],
+                        "facets": ["run", "exporter", "stage", "outcome", "torch", "source", "matched_entry"],
                         "sortable_columns": ["model", "exporter", "outcome", "torch", "duration_s", "peak_rss_mb"],
                         "label_column": "model",
                     },
