@@ -37,6 +37,12 @@ def case_hash(entry: Entry, case: str) -> str:
     return code_hash(entry.code(case))
 
 
+def current_case_hashes(entries: list[Entry]) -> dict[tuple[str, str], str]:
+    """(entry id, case) -> hash of that script as it is now. A record whose case_hash differs
+    ran an older version of the script (edited or renamed since) and no longer counts."""
+    return {(e.id, c): case_hash(e, c) for e in entries for c in (*e.failing_cases, e.fixed_case)}
+
+
 def release_of(torch_version: str | None) -> str | None:
     """'2.4.1+cu121' and '2.4.1' are the same release for this purpose."""
     return torch_version.split("+")[0] if torch_version else None
@@ -117,7 +123,7 @@ def compute(entries: list[Entry], observations: list[dict], matcher) -> dict[str
     """`matcher` is any kb.matcher.Matcher that knows the entries' patterns."""
     from .build import primary_block  # late: kb.build imports this module
 
-    current = {(e.id, c): case_hash(e, c) for e in entries for c in (*e.failing_cases, e.fixed_case)}
+    current = current_case_hashes(entries)
     by_entry = {e.id: e for e in entries}
     tallies: dict[str, dict[str, ReleaseStatus]] = {e.id: {} for e in entries}
     first_case = {e.id: e.failing_cases[0] if e.failing_cases else None for e in entries}

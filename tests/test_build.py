@@ -7,7 +7,7 @@ from kb import paths
 from kb.build import build, ensure_built, is_stale, load_matcher
 from kb.catalogue import load_catalogue
 from kb.observations import append_observation, read_observations
-from kb.version_status import case_hash
+from kb.version_status import current_case_hashes
 from conftest import PINNED_TORCH, REPO
 
 
@@ -50,14 +50,14 @@ def test_committed_observations_are_classified_at_build_time(tmp_path):
     pinned = PINNED_TORCH.split("+")[0]
     # Only runs of the scripts as they are now: a script edited since (a renamed case, a
     # pattern dropped with it) keeps its old runs on record, and those no longer need to match.
-    current = {(e.id, c): case_hash(e, c) for e in load_catalogue(REPO / "entries") if e.reproduces
-               for c in e.failing_cases}
+    catalogue = load_catalogue(REPO / "entries")
+    current = current_case_hashes(catalogue)
     failed_entry_runs = [r for r in kdb.query(
         "select entry, \"case\", case_hash, matched_entry from observations where source = 'entry' "
         "and entry is not null and outcome = 'fail' and \"case\" like 'failing%' and torch like ?", [pinned + "%"])
         if current.get((r["entry"], r["case"])) == r["case_hash"]]
     assert failed_entry_runs, "observations/entries.jsonl should hold the entries' recorded runs"
-    assert {r["entry"] for r in failed_entry_runs} == {e for e, _ in current}
+    assert {r["entry"] for r in failed_entry_runs} == {e.id for e in catalogue if e.reproduces}
     assert all(r["entry"] == r["matched_entry"] for r in failed_entry_runs)
     # The explained share is the corpus run's: entry checks and other releases' sweeps
     # are classified too, but prove entries rather than sample failures.
