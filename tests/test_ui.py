@@ -7,7 +7,7 @@ import pytest
 
 from kb.build import build, ensure_built
 from kb.catalogue import load_catalogue
-from kb.observations import append_observation, read_observations
+from kb.observations import append_observation, read_observations, run_of
 from kb.ui.app import make_datasette
 from kb.version_status import current_case_hashes
 from conftest import PINNED_TORCH, REPO
@@ -139,6 +139,32 @@ def test_stored_queries(ds):
     assert {r["model"] for r in hits} == {"static-batch-size/failing.py"}
     fails = get(ds, "/kb/failures_on_model.json?_shape=array&model=cache-output").json()
     assert fails and all("cache-output" in r["model"] for r in fails)
+
+
+
+def test_corpus_per_source_counts_what_the_committed_observations_hold(ds):
+    """The stored query behind the closing note's figures agrees with a count made
+    straight from the JSONL files, without SQL."""
+    expected: dict[tuple[str, str], dict] = {}
+    for rec in read_observations(REPO / "observations").records:
+        if run_of(rec) != "collect":
+            continue
+        row = expected.setdefault((rec["source"], rec["versions"]["torch"]),
+                                  {"models": set(), "built": set(), "attempts": 0, "ok": 0, "fail": 0})
+        row["models"].add(rec["model"])
+        if rec["outcome"] != "build":
+            row["built"].add(rec["model"])
+            row["attempts"] += 1
+        if rec["outcome"] in ("ok", "fail"):
+            row[rec["outcome"]] += 1
+    rows = get(ds, "/kb/corpus_per_source.json?_shape=array").json()
+    assert {(r["source"], r["torch"]) for r in rows} == set(expected)
+    for r in rows:
+        want = expected[(r["source"], r["torch"])]
+        assert (r["models"], r["built"], r["attempts"], r["ok"], r["fail"]) == (
+            len(want["models"]), len(want["built"]), want["attempts"], want["ok"], want["fail"]), r["source"]
+        assert r["build_failures"] == r["models"] - r["built"]
+        assert 0 <= r["explained_failures"] <= r["fail"]
 
 
 def test_matrix_page(ds):

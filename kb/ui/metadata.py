@@ -80,6 +80,29 @@ QUERIES = {
             "group by exporter, torch order by exporter, torch"
         ),
     },
+    "corpus_per_source": {
+        "title": "Corpus run per source",
+        "description": "For each corpus source and torch version: models tried, models built, models that "
+                       "could not be built, attempts (one per model and exporter), their outcomes, and how "
+                       "many failures an entry explains. The corpus run only: entries' checks and sweeps "
+                       "are left out.",
+        "sql": (
+            "select source, torch,\n"
+            "  count(distinct model) as models,\n"
+            "  count(distinct case when outcome != 'build' then model end) as built,\n"
+            "  count(distinct case when outcome = 'build' then model end) as build_failures,\n"
+            "  sum(outcome != 'build') as attempts,\n"
+            "  sum(outcome = 'ok') as ok, sum(outcome = 'fail') as fail, sum(outcome = 'skip') as skip,\n"
+            "  sum(outcome = 'timeout') as timeout, sum(outcome = 'oom') as oom,\n"
+            "  sum(outcome = 'crash') as crash,\n"
+            "  sum(outcome = 'fail' and matched_entry is not null) as explained_failures,\n"
+            "  round(100.0 * sum(outcome = 'fail' and matched_entry is not null)\n"
+            "        / max(sum(outcome = 'fail'), 1), 1) as explained_percent,\n"
+            "  round(sum(duration_s) / 3600.0, 2) as attempt_hours\n"
+            "from observations where run = 'collect'\n"
+            "group by source, torch order by source, torch"
+        ),
+    },
     "failures_on_model": {
         "title": "Failures on model X",
         "description": "All failed attempts on models whose name contains the given text.",
