@@ -28,6 +28,10 @@ _HEADER = re.compile(r"[ \t]{0,8}(?P<type>(?:[A-Za-z_]\w{0,100}\.){0,20}[A-Za-z_
 _CLASS_HEADER = re.compile(r"[ \t]{0,8}<class '(?P<type>[\w.]{1,300})'>:[ \t]*(?P<msg>.*)$")
 # warnings.warn output: "/path/file.py:123: UserWarning: message".
 _WARNING = re.compile(r"(?P<loc>[^\n]{0,500}?):\d{1,9}: (?P<type>[A-Za-z_]\w{0,100}Warning): (?P<msg>.*)$")
+# A traceback frame: '  File "path", line N, in function'; its source line follows.
+_FRAME = re.compile(r'[ \t]{0,8}File "(?P<file>[^"\n]{1,1000})", line \d{1,9}, in (?P<func>[^\n]{1,300})$')
+# An exception raised without a message prints its type alone: "AssertionError".
+_BARE = re.compile(r"(?P<type>(?:[A-Za-z_]\w{0,100}\.){0,20}[A-Za-z_]\w{0,100})$")
 _TYPE_SUFFIX = re.compile(r"(?:Error|Exception|Warning|Exit|Interrupt|Failure|Failed|Fail|Unsupported|SymNode)$")
 _BOUNDARY = (
     "Traceback (most recent call last):",
@@ -71,6 +75,22 @@ def _header(line: str) -> tuple[str, str, str] | None:
     return None
 
 
+def _bare_header(line: str, frame: tuple[str, str, str] | None) -> tuple[str, str, str] | None:
+    """A type alone on its line, right after a traceback frame: a bare assert or raise.
+
+    `frame` is the last frame's (file, function, source line). The block's message is the
+    source line, with where it ran on a second line, so the failure's signature names the
+    statement that raised."""
+    if frame is None or len(line) > 300:
+        return None
+    m = _BARE.match(line)
+    if not m or not _is_exception_type(m["type"]):
+        return None
+    file, func, source = frame
+    where = f"(in {func}, {file.replace(chr(92), '/').rsplit('/', 1)[-1]})"
+    return m["type"], f"{source}\n{where}" if source else where, "exception"
+
+
 def extract(text: str, *, already_clean: bool = False) -> list[ExceptionBlock]:
     if not already_clean:
         text = clean(text)
@@ -79,6 +99,9 @@ def extract(text: str, *, already_clean: bool = False) -> list[ExceptionBlock]:
     current: tuple[str, str] | None = None
     body: list[str] = []
     size = 0
+    # The last traceback frame seen, until a line that is neither its source line nor
+    # the ^^^ markers under it: only a type printed there is a bare exception.
+    frame: tuple[str, str, str] | None = None
 
     def close() -> None:
         if current is not None:
@@ -87,7 +110,14 @@ def extract(text: str, *, already_clean: bool = False) -> list[ExceptionBlock]:
 
     for line in lines:
         stripped = line.strip()
-        header = _header(line)
+        header = _header(line) or _bare_header(line, frame)
+        m = _FRAME.match(line) if stripped.startswith("File \"") else None
+        if m:
+            frame = (m["file"], m["func"].strip(), "")
+        elif frame is not None and stripped and not frame[2] and line[:1] in (" ", "\t"):
+            frame = (frame[0], frame[1], stripped[:MAX_HEADER_LINE])  # the frame's source line
+        elif frame is not None and stripped and set(stripped) - set("^~ "):
+            frame = None
         if header is not None:
             close()
             current = (header[0], header[2])

@@ -77,3 +77,34 @@ def test_noisy_log_around_a_traceback():
     )
     types = [b.type for b in extract(log)]
     assert types == ["KeyError", "RuntimeError"]
+
+
+BARE_ASSERT = '''Traceback (most recent call last):
+  File "/venv/lib/python3.11/site-packages/torch/_export/verifier.py", line 274, in _check_valid_op
+    self.check_valid_op(op)
+  File "/venv/lib/python3.11/site-packages/executorch/exir/verification/verifier.py", line 312, in check_valid_edge_op
+    assert op.__name__ in ("alloc",)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^
+AssertionError
+'''
+
+
+def test_bare_assert_takes_the_statement_that_raised_as_its_message():
+    (block,) = extract(BARE_ASSERT)
+    assert (block.type, block.kind) == ("AssertionError", "exception")
+    assert block.message == 'assert op.__name__ in ("alloc",)\n(in check_valid_edge_op, verifier.py)'
+
+
+def test_bare_raise_chained_under_a_message_keeps_both_in_order():
+    text = BARE_ASSERT + "\nThe above exception was the direct cause of the following exception:\n\n" + \
+        'Traceback (most recent call last):\n  File "/x/run.py", line 4, in <module>\n    lower(ep)\n' + \
+        "RuntimeError: lowering failed\n"
+    assert [(b.type, b.message.split("\n")[0]) for b in extract(text)] == [
+        ("AssertionError", 'assert op.__name__ in ("alloc",)'), ("RuntimeError", "lowering failed")]
+
+
+def test_a_type_name_alone_outside_a_traceback_is_not_an_exception():
+    # A log that mentions a type on its own line, or a frame followed by other output.
+    assert [b.kind for b in extract("starting\nRuntimeError\ndone\n")] == ["text"]
+    text = 'Traceback (most recent call last):\n  File "/x.py", line 3, in f\n    g()\nprinted by g\nValueError\n'
+    assert [b.kind for b in extract(text)] == ["text"]
