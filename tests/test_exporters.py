@@ -105,6 +105,23 @@ def test_a_number_output_is_compared_by_value():
         ex.compare(torch.tensor(4), 3, "another value")
 
 
+
+def test_rounding_noise_on_a_large_output_agrees_and_a_real_difference_does_not():
+    # inception_v3 built without weights returns logits near 1e9; another kernel's float32
+    # rounding moved some by 2560 (2e-6 of the largest), far over the absolute 1e-3.
+    eager_out = torch.tensor([1.1e9, -3.4e8, 0.5, 1200.0])
+    noisy = eager_out + torch.tensor([0.0, 0.0, 2560.0, -900.0])
+    ex.compare(noisy, eager_out, "rounding noise")
+    with pytest.raises(ex.Mismatch, match="output 0 disagrees with eager"):
+        ex.compare(eager_out + torch.tensor([0.0, 0.0, 2.2e5, 0.0]), eager_out, "2e-4 of the largest")
+    # A small-valued output keeps the absolute tolerance: +1 is a real difference.
+    with pytest.raises(ex.Mismatch):
+        ex.compare(torch.ones(3) + 1, torch.ones(3), "plus one")
+    # Infinities in eager's output do not widen the tolerance of the finite elements.
+    with pytest.raises(ex.Mismatch):
+        ex.compare(torch.tensor([float("inf"), 1.1]), torch.tensor([float("inf"), 1.0]), "inf beside")
+    assert ex.tolerance(torch.tensor([3, 4])) == ex.ATOL
+
 def test_a_model_that_updates_its_input_is_compared_on_copies():
     # forward does x.mul_(2): eager and the program must each see the original input.
     case = exportdb.build("user_input_mutation")
