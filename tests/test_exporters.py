@@ -136,3 +136,25 @@ def test_a_silently_wrong_program_is_a_numeric_failure():
     attempt = ex.attempt("jit-script", exportdb.build("decorator"))
     assert attempt.outcome == "fail" and attempt.failed_stage == "numeric"
     assert "disagrees with eager" in attempt.message
+
+
+class _Noisy(torch.nn.Module):
+    """Draws noise in forward, as VITS and ViLT do."""
+
+    def forward(self, x):
+        return x + torch.randn_like(x)
+
+
+def test_noise_drawn_in_forward_agrees_when_the_program_draws_the_same_way():
+    from collectors.corpus.base import Case
+
+    case = Case(_Noisy().eval(), (torch.randn(2, 3),))
+    for exporter in ("export", "jit-trace"):
+        attempt = ex.attempt(exporter, case)
+        assert attempt.outcome == "ok", (exporter, attempt.message)
+    # A program that makes one more random call before the model's gets other noise.
+    def draws_first(a, k):
+        torch.rand(1)
+        return case.model(*a, **k)
+    with pytest.raises(ex.Mismatch, match="disagrees with eager"):
+        ex._agree(draws_first, case, case.args, {}, "fresh inputs")
