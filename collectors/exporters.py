@@ -293,8 +293,12 @@ def in_signature_order(model, kwargs: dict) -> dict:
 
     The legacy exporter binds keyword inputs to forward's parameters and creates the graph
     inputs in parameter order, whatever the dict's order; input names must follow it."""
+    if not kwargs:
+        return kwargs
+    # A case's model may be a plain function or bound method (the export-non-module
+    # entry): its own signature is the one the exporter binds to.
     try:
-        params = list(inspect.signature(model.forward).parameters)
+        params = list(inspect.signature(getattr(model, "forward", model)).parameters)
     except (TypeError, ValueError):
         return kwargs
     rank = {name: i for i, name in enumerate(params)}

@@ -90,6 +90,19 @@ def test_onnx_legacy_names_keyword_inputs_in_signature_order():
     assert attempt.outcome == "ok", attempt.message
 
 
+
+def test_onnx_legacy_of_a_plain_function_fails_in_the_exporter_not_in_the_harness():
+    # The export-non-module entry hands the exporters a bound method or a function. The
+    # harness once read `model.forward` to order keyword inputs and died outside any stage,
+    # which the collector recorded as a crash; the legacy exporter's own error is the fact.
+    def scale(x, factor=2.0):
+        return x * factor
+
+    assert ex.in_signature_order(scale, {"factor": 3.0, "x": 1}) == {"x": 1, "factor": 3.0}
+    attempt = ex.attempt("onnx-legacy", Case(scale, (torch.randn(2, 3),)))
+    assert (attempt.outcome, attempt.failed_stage) == ("fail", "lower"), attempt.message
+    assert "object has no attribute 'modules'" in attempt.message
+
 def test_onnx_legacy_missing_graph_input_fails_with_onnxruntimes_own_error():
     attempt = ex.attempt("onnx-legacy", Case(TensorDefault().eval(), (torch.randn(2, 3),)))
     assert attempt.outcome == "fail" and attempt.failed_stage == "run"
