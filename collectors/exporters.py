@@ -111,7 +111,7 @@ def outputs_of(value: Any) -> list[torch.Tensor]:
 
 def tolerance(expected: torch.Tensor) -> float:
     """The absolute tolerance for one output: ATOL, or SCALED_ATOL of its largest finite magnitude."""
-    if not expected.is_floating_point() and not expected.is_complex() or expected.numel() == 0:
+    if not (expected.is_floating_point() or expected.is_complex()) or expected.numel() == 0:
         return ATOL
     magnitude = expected.detach().abs().float()
     finite = magnitude[torch.isfinite(magnitude)]

@@ -141,7 +141,6 @@ def test_stored_queries(ds):
     assert fails and all("cache-output" in r["model"] for r in fails)
 
 
-
 def test_corpus_per_source_counts_what_the_committed_observations_hold(ds):
     """The stored query behind the closing note's figures agrees with a count made
     straight from the JSONL files, without SQL."""
