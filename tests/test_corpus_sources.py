@@ -111,6 +111,27 @@ def test_transformers_builds_and_runs(model_type):
         assert case.kwargs["pixel_values"].shape[:2] == (2, 3)
 
 
+def test_transformers_vision_tower_gets_flattened_patches_and_grid():
+    # Qwen2.5-VL's vision tower takes no pixel_values: one row per flattened patch, and
+    # each image's (t, h, w) patch grid. The fallback layout derives both from the config.
+    case = source("transformers").build("qwen2_5_vl_vision")
+    config = case.model.config
+    rows, grid = case.kwargs["hidden_states"], case.kwargs["grid_thw"]
+    assert case.definition["input_kind"] == "vision-patches"
+    assert grid.shape == (2, 3) and int(grid.prod(dim=1).sum()) == rows.shape[0]
+    assert rows.shape[1] == config.in_channels * config.temporal_patch_size * config.patch_size ** 2
+    assert case.alt_kwargs["grid_thw"].shape[0] == 3
+    run_eager(case.model, (), case.alt_kwargs)
+
+
+@pytest.mark.parametrize("model_type,name,shape", [("patchtst", "past_values", (2, 32, 1)),
+                                                   ("granite_speech_plus_encoder", "hidden_states", (2, 8, 160))])
+def test_transformers_fallback_layouts_follow_the_config(model_type, name, shape):
+    case = source("transformers").build(model_type)
+    _check_case(case)
+    assert tuple(case.kwargs[name].shape) == shape
+
+
 def test_transformers_tiny_config_is_consistent():
     from transformers import AutoConfig
 

@@ -266,6 +266,56 @@ def _layouts(model, config):
         yield layout("audio", lambda b, s: ({main: torch.randn(b, ch, 3200, generator=g)}, {main: (0,)}))
     if main != "input_ids" and "input_ids" in p:
         yield layout("text", m.text)  # a multimodal model run on text alone
+    # Fallbacks for models whose main input the layouts above do not name: vision towers
+    # and encoders exported on their own. They come last so that a model an earlier
+    # layout runs keeps the inputs it was collected with.
+    yield from _fallback_layouts(m, config, main, layout)
+
+
+def _first_required(params) -> str | None:
+    return next((n for n, q in params.items() if q.default is inspect.Parameter.empty
+                 and q.kind in (q.POSITIONAL_OR_KEYWORD, q.KEYWORD_ONLY)), None)
+
+
+def _fallback_layouts(m: _Maker, config, main: str, layout):
+    p = m.params
+    first = _first_required(p)
+    g = torch.Generator().manual_seed(6)
+    if "grid_thw" in p and first:
+        # Qwen-VL-style towers take the image already cut into flattened patches, one
+        # row per (temporal patch, patch row, patch column), and each image's grid.
+        patch = int(_get(config, "patch_size", 14) or 14)
+        temporal = int(_get(config, "temporal_patch_size", 1) or 1)
+        channels = int(_get(config, "in_channels", 0) or _get(config, "num_channels", 3) or 3)
+        side = 4 * int(_get(config, "spatial_merge_size", 1) or 1)
+
+        def patches(b, s):
+            grid = torch.tensor([[1, side, side]] * b)
+            rows = torch.randn(b * side * side, channels * temporal * patch * patch, generator=g)
+            return {first: rows, "grid_thw": grid}, {first: (0,), "grid_thw": (0,)}
+        yield layout("vision-patches", patches)
+    if main == "past_values" or first == "past_values":
+        # time-series models: (batch, context length, channels)
+        length = int(_get(config, "context_length", 32) or 32)
+        length = length if length <= 512 else 2 * int(_get(config, "patch_length", 16) or 16)
+        chans = int(_get(config, "num_input_channels", 1) or 1)
+        yield layout("time-series", lambda b, s: ({"past_values": torch.randn(b, length, chans, generator=g)},
+                                                  {"past_values": (0,)}))
+        yield layout("time-series", lambda b, s: ({"past_values": torch.randn(b, length, generator=g)},
+                                                  {"past_values": (0,)}))
+    name = first or main
+    if name in ("hidden_states", "input") or (name == "pixel_values" and main != "pixel_values"):
+        yield layout("vision", lambda b, s: ({name: m.image(b)}, {name: (0,)}))  # an image under another name
+    if name in ("inputs_embeds", "hidden_states"):
+        # a sequence of features, (batch, seq, width) or (batch, width, seq), as wide as
+        # the encoder's input (speech encoders) or its hidden size
+        for key in ("input_dim", "hidden_size"):
+            width = int(_get(config, key, 0) or 0)
+            if width:
+                yield layout("embeddings", lambda b, s, w=width: ({name: torch.randn(b, s, w, generator=g)},
+                                                                   {name: (0, 1)}))
+                yield layout("embeddings", lambda b, s, w=width: ({name: torch.randn(b, w, s, generator=g)},
+                                                                   {name: (0, 2)}))
 
 
 def hf_case_inputs(model, config) -> HFInputs:
