@@ -68,6 +68,15 @@ def _auto_dims(case: Case) -> Case:
     return replace(case, dynamic_shapes=shapes)
 
 
+def _eager_attention(case: Case) -> Case:
+    """transformers: switch the model (and its sub-models) to the eager attention backend,
+    which builds the attention mask on every call, traced or not."""
+    setter = getattr(case.model, "set_attn_implementation", None)
+    if setter is not None:
+        setter("eager")
+    return case
+
+
 FIXES: tuple[AutoFix, ...] = (
     # One fix may serve several entries, on disjoint exporters: (fix id, exporter) names one.
     AutoFix("use-cache-false", "cache-output-not-pytree", EXPORT_BASED,
@@ -78,6 +87,9 @@ FIXES: tuple[AutoFix, ...] = (
             "export with strict=False", retry_as="export"),
     AutoFix("dim-auto", "dynamic-dim-specialized", ("export-dynamic",),
             "declare the dims Dim.AUTO instead of named Dims", transform=_auto_dims),
+    AutoFix("eager-attention", "transformers-sdpa-mask-skip",
+            ("export", "export-strict", "export-dynamic", "jit-trace", "onnx", "onnx-legacy", "aoti", "executorch"),
+            'build the model with attn_implementation="eager"', transform=_eager_attention),
 )
 _BY_TARGET = {(f.id, x): f for f in FIXES for x in f.exporters}
 assert len(_BY_TARGET) == sum(len(f.exporters) for f in FIXES), "a (fix, exporter) pair names two entries"

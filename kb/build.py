@@ -208,7 +208,13 @@ def _classify(rec: dict, matcher: Matcher) -> tuple[list[ExceptionBlock], Match 
     return blocks, ranked[0] if ranked and ranked[0].score >= CONFIDENT else None
 
 
-def _observation_row(rec: dict, matcher: Matcher) -> tuple[dict, bool]:
+def _silent_match(rec: dict, entries: list[Entry]) -> str | None:
+    """The entry that names this record's model among the silent wrong results it explains."""
+    return next((e.id for e in entries
+                 if e.explains_silently(rec["source"], rec["model"], rec["exporter"], rec["stage"])), None)
+
+
+def _observation_row(rec: dict, matcher: Matcher, entries: list[Entry] = ()) -> tuple[dict, bool]:
     versions = rec.get("versions") or {}
     text = rec.get("traceback") or rec.get("message") or ""
     row = {
@@ -243,6 +249,10 @@ def _observation_row(rec: dict, matcher: Matcher) -> tuple[dict, bool]:
         row["signature"] = signature(primary_block(blocks, matcher, best.id if best else None))
         if best:
             row["matched_entry"], row["match_score"] = best.id, best.score
+        elif silent := _silent_match(rec, entries):
+            # No pattern can match a bare "disagrees with eager"; the entry names the
+            # model it was diagnosed on. Score 1.0: a claim, not a similarity.
+            row["matched_entry"], row["match_score"] = silent, 1.0
         classified = True
     return row, classified
 
@@ -315,7 +325,7 @@ def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
         )
         rows = []
         for rec in observations:
-            row, classified = _observation_row(rec, matcher)
+            row, classified = _observation_row(rec, matcher, entries)
             # The explained share is measured on the corpus run; entry checks and sweeps
             # of other releases prove entries rather than sample failures.
             if row["run"] == "collect":

@@ -22,6 +22,9 @@ EXPORTERS = (
 STAGES = ("capture", "lower", "save-load", "run", "numeric")
 REQUIRED = ("id", "title", "rule", "exporters", "stage", "tags", "reproduces", "patterns", "cause", "fix")
 REF_KINDS = ("exportdb", "graph_breaks", "issues", "docs")
+# Corpus sources an entry's `silent_models` may name (collectors/corpus). kb/ keeps its
+# own list because it never imports collectors.
+CORPUS_SOURCES = ("transformers", "torchvision", "timm", "exportdb", "entry")
 _ISSUE_REF = re.compile(r"[\w.-]+/[\w.-]+#\d+")
 ID_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
@@ -51,6 +54,13 @@ class Entry:
     failing_cases: tuple[str, ...]  # file names, "failing.py" first
     fixed_case: str
     case_exporters: dict[str, str] = field(default_factory=dict)
+    # Corpus models ("source/model") whose numeric mismatches this entry explains. A
+    # silent wrong result carries no error text for the patterns to match, so a
+    # numeric-stage entry names the models it was diagnosed on instead.
+    silent_models: tuple[str, ...] = ()
+
+    def explains_silently(self, source: str, model: str, exporter: str, stage: str) -> bool:
+        return stage == "numeric" and exporter in self.exporters and f"{source}/{model}" in self.silent_models
 
     def compiled_patterns(self) -> list:
         return [re2.compile(p, _RE2_OPTIONS) for p in self.patterns]
@@ -159,6 +169,7 @@ def load_entry(folder: Path) -> Entry:
     notes = data.get("notes", "")
     if not isinstance(notes, str):
         raise EntryError(f"{where}: field 'notes' must be a string")
+    silent = _silent_models(data, stage, where)
     return Entry(
         id=entry_id,
         title=_str(data, "title", where),
@@ -176,7 +187,23 @@ def load_entry(folder: Path) -> Entry:
         failing_cases=tuple(failing),
         fixed_case="fixed.py",
         case_exporters=dict(cases_raw),
+        silent_models=silent,
     )
+
+
+def _silent_models(data: dict, stage: str, where: str) -> tuple[str, ...]:
+    if "silent_models" not in data:
+        return ()
+    models = _str_list(data, "silent_models", where)
+    if stage != "numeric":
+        raise EntryError(f"{where}: 'silent_models' is only for stage 'numeric' entries (this one is '{stage}'): "
+                         "a failure at another stage has error text for the patterns")
+    for m in models:
+        source, _, model = m.partition("/")
+        if source not in CORPUS_SOURCES or not model:
+            raise EntryError(f"{where}: silent_models entry {m!r} must be 'source/model' with a source "
+                             f"among {', '.join(CORPUS_SOURCES)}")
+    return models
 
 
 def load_catalogue(entries_dir: Path) -> list[Entry]:

@@ -1,4 +1,5 @@
 import json
+import shutil
 import sqlite3
 
 import sqlite_utils
@@ -88,6 +89,25 @@ def test_unexplained_lists_corpus_failures_only(kb_root):
     rows = unexplained_signatures(db)
     assert [r["examples"] for r in rows] == [["m"]]
     assert rows[0]["signature"].startswith("ImportError: cannot import name") and rows[0]["failures"] == 1
+
+
+def test_a_silent_mismatch_is_explained_only_for_the_models_an_entry_names(kb_root):
+    """A numeric mismatch has no error text to match; the entry that names the model in
+    silent_models explains it, for its own exporters only. The same text on another
+    model stays unexplained."""
+    mismatch = ("fresh inputs: output 0 disagrees with eager: Tensor-likes are not close! "
+                "Mismatched elements: 3 / 4 (75.0%)")
+    base = {"source": "transformers", "stage": "numeric", "outcome": "fail", "exc_type": "Mismatch",
+            "message": mismatch, "case_hash": "h", "versions": {"torch": PINNED_TORCH}, "stages": []}
+    shutil.copytree(REPO / "entries" / "transformers-sdpa-mask-skip", kb_root / "entries" / "transformers-sdpa-mask-skip")
+    obs = kb_root / "observations" / "corpus.jsonl"
+    for key, model, exporter in (("a", "aimv2", "export"), ("b", "aimv2", "executorch"), ("c", "bert", "export")):
+        append_observation(obs, {**base, "key": key, "model": model, "exporter": exporter})
+    db, report = ensure_built()
+    matched = {r["key"]: r["matched_entry"] for r in sqlite_utils.Database(db).query(
+        "select key, matched_entry from observations where run = 'collect'")}
+    assert matched == {"a": "transformers-sdpa-mask-skip", "b": None, "c": None}
+    assert (report.classified, report.explained) == (3, 1)
 
 
 def test_stale_detection_and_rebuild(kb_root):

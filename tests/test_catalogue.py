@@ -110,3 +110,20 @@ def test_every_broken_entry_is_listed_at_once(kb_root):
         load_catalogue(kb_root / "entries")
     assert "broken-one: missing entry.toml" in str(info.value)
     assert "broken-two: missing entry.toml" in str(info.value)
+
+
+def test_silent_models_are_for_numeric_entries_and_name_a_source(kb_root):
+    folder = kb_root / "entries" / "transformers-sdpa-mask-skip"
+    shutil.copytree(REPO / "entries" / folder.name, folder)
+    e = load_entry(folder)
+    assert e.explains_silently("transformers", "aimv2", "export", "numeric")
+    assert not e.explains_silently("transformers", "aimv2", "export", "capture")  # has text: patterns decide
+    assert not e.explains_silently("transformers", "aimv2", "executorch", "numeric")  # not one of its exporters
+    assert not e.explains_silently("transformers", "bert", "export", "numeric")
+    _edit(folder, '"transformers/aimv2",', '"aimv2",')
+    with pytest.raises(EntryError, match="silent_models entry 'aimv2' must be 'source/model'"):
+        load_entry(folder)
+    other = kb_root / "entries" / "static-batch-size"
+    _edit(other, "patterns = [", 'silent_models = ["timm/resnet18"]\npatterns = [')
+    with pytest.raises(EntryError, match="only for stage 'numeric' entries"):
+        load_entry(other)

@@ -81,3 +81,18 @@ def test_use_cache_false_changes_the_config_not_the_inputs():
         after = exporters.attempt(exporter, fixed)
         assert after.outcome == "ok", (exporter, after.message)
         case.model.config.use_cache = True  # the transform changed the model's config in place
+
+
+def test_eager_attention_fix_makes_the_program_agree_with_eager():
+    """The silent mismatch transformers-sdpa-mask-skip names, on the corpus's own Phi-4
+    vision tower: with sdpa the exported program disagrees with eager at the numeric
+    stage; with the eager attention backend it agrees."""
+    from collectors import exporters, fixes
+    from collectors.corpus import transformers_models
+
+    case = transformers_models.build("phi4_multimodal_vision")
+    before = exporters.attempt("export", case)
+    assert (before.outcome, before.failed_stage) == ("fail", "numeric") and "disagrees with eager" in before.message
+    after = exporters.attempt("export", fixes.by_id("eager-attention", "export").transform(case))
+    assert after.outcome == "ok", after.message
+    assert case.model.config._attn_implementation == "eager"
