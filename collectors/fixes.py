@@ -77,6 +77,15 @@ def _eager_attention(case: Case) -> Case:
     return case
 
 
+def _no_layout_optimization(case: Case) -> Case:
+    """AOTInductor: compile with Inductor's layout optimization off. The config is global,
+    but transforms run in the attempt's own forked process, so nothing else sees it."""
+    import torch._inductor.config as inductor_config
+
+    inductor_config.layout_optimization = False
+    return case
+
+
 FIXES: tuple[AutoFix, ...] = (
     # One fix may serve several entries, on disjoint exporters: (fix id, exporter) names one.
     AutoFix("use-cache-false", "cache-output-not-pytree", EXPORT_BASED,
@@ -90,6 +99,8 @@ FIXES: tuple[AutoFix, ...] = (
     AutoFix("eager-attention", "transformers-sdpa-mask-skip",
             ("export", "export-strict", "export-dynamic", "jit-trace", "onnx", "onnx-legacy", "aoti", "executorch"),
             'build the model with attn_implementation="eager"', transform=_eager_attention),
+    AutoFix("no-layout-optimization", "aoti-conv-layout-unbacked-batch", ("aoti",),
+            'compile with inductor_configs={"layout_optimization": False}', transform=_no_layout_optimization),
 )
 _BY_TARGET = {(f.id, x): f for f in FIXES for x in f.exporters}
 assert len(_BY_TARGET) == sum(len(f.exporters) for f in FIXES), "a (fix, exporter) pair names two entries"

@@ -96,3 +96,21 @@ def test_eager_attention_fix_makes_the_program_agree_with_eager():
     after = exporters.attempt("export", fixes.by_id("eager-attention", "export").transform(case))
     assert after.outcome == "ok", after.message
     assert case.model.config._attn_implementation == "eager"
+
+
+def test_no_layout_optimization_fix_makes_the_aoti_package_agree(monkeypatch):
+    """aoti-conv-layout-unbacked-batch on its patch-embedding script, run as a corpus case:
+    the default AOTInductor package returns reordered values, the fixed one eager's."""
+    import torch._inductor.config as inductor_config
+
+    from collectors import exporters, fixes
+    from collectors.corpus import source
+
+    # The fix sets a global Inductor option (in a forked attempt, normally); restore it.
+    monkeypatch.setattr(inductor_config, "layout_optimization", inductor_config.layout_optimization)
+    case = source("entry").build("aoti-conv-layout-unbacked-batch/failing_patch_embed.py")
+    before = exporters.attempt("aoti", case)
+    assert (before.outcome, before.failed_stage) == ("fail", "numeric") and "disagrees with eager" in before.message
+    after = exporters.attempt("aoti", fixes.by_id("no-layout-optimization", "aoti").transform(case))
+    assert after.outcome == "ok", after.message
+    assert inductor_config.layout_optimization is False
