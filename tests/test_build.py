@@ -101,7 +101,7 @@ def test_a_silent_mismatch_is_explained_only_for_the_models_an_entry_names(kb_ro
             "message": mismatch, "case_hash": "h", "versions": {"torch": PINNED_TORCH}, "stages": []}
     shutil.copytree(REPO / "entries" / "transformers-sdpa-mask-skip", kb_root / "entries" / "transformers-sdpa-mask-skip")
     obs = kb_root / "observations" / "corpus.jsonl"
-    for key, model, exporter in (("a", "aimv2", "export"), ("b", "aimv2", "executorch"), ("c", "bert", "export")):
+    for key, model, exporter in (("a", "aimv2", "export"), ("b", "aimv2", "jit-script"), ("c", "bert", "export")):
         append_observation(obs, {**base, "key": key, "model": model, "exporter": exporter})
     db, report = ensure_built()
     matched = {r["key"]: r["matched_entry"] for r in sqlite_utils.Database(db).query(

@@ -118,7 +118,7 @@ def test_silent_models_are_for_numeric_entries_and_name_a_source(kb_root):
     e = load_entry(folder)
     assert e.explains_silently("transformers", "aimv2", "export", "numeric")
     assert not e.explains_silently("transformers", "aimv2", "export", "capture")  # has text: patterns decide
-    assert not e.explains_silently("transformers", "aimv2", "executorch", "numeric")  # not one of its exporters
+    assert not e.explains_silently("transformers", "aimv2", "jit-script", "numeric")  # not one of its exporters
     assert not e.explains_silently("transformers", "bert", "export", "numeric")
     _edit(folder, '"transformers/aimv2",', '"aimv2",')
     with pytest.raises(EntryError, match="silent_models entry 'aimv2' must be 'source/model'"):
