@@ -127,3 +127,11 @@ def test_silent_models_are_for_numeric_entries_and_name_a_source(kb_root):
     _edit(other, "patterns = [", 'silent_models = ["timm/resnet18"]\npatterns = [')
     with pytest.raises(EntryError, match="only for stage 'numeric' entries"):
         load_entry(other)
+
+
+def test_silent_models_know_the_collectors_sources():
+    # kb/ keeps its own copy of the source names because it never imports collectors.
+    from collectors.corpus import SOURCE_MODULES
+    from kb.catalogue import CORPUS_SOURCES
+
+    assert set(CORPUS_SOURCES) == set(SOURCE_MODULES)
