@@ -13,6 +13,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -56,6 +57,11 @@ def page(built, lang: str, rel: str) -> str:
 
 
 _PRE = re.compile(r'<div class="highlight-(\w+) notranslate"><div class="highlight"><pre>(.*?)</pre>', re.S)
+
+
+def visible_text(page_html: str) -> str:
+    """A page's text with the tags dropped and whitespace collapsed, as a reader sees it."""
+    return " ".join(re.sub(r"<[^>]+>", " ", page_html).split())
 
 
 def code_blocks(text: str, language: str = "python") -> list[str]:
@@ -150,10 +156,10 @@ def test_entry_page_shows_the_code_and_error_that_ran(built, kb_rows):
     from kb.build import ensure_built
 
     db, _ = ensure_built()
-    with sqlite3.connect(db) as conn:
+    with closing(sqlite3.connect(db)) as conn:
         corpus = {m for (m,) in conn.execute("select model from observations where matched_entry = "
                                              "'static-batch-size' and source != 'entry'")}
-    flat = " ".join(re.sub(r"<[^>]+>", " ", text).split())
+    flat = visible_text(text)
     assert all(m in flat for m in corpus) if corpus else "No corpus observations yet" in flat
     shown = code_blocks(text)
     expected = [c["code"] for c in cases if c["entry"] == "static-batch-size"]
@@ -163,7 +169,7 @@ def test_entry_page_shows_the_code_and_error_that_ran(built, kb_rows):
 
 
 def test_entry_that_no_longer_reproduces_says_so(built):
-    text = " ".join(re.sub(r"<[^>]+>", " ", page(built, "en", "entries/frozen-storage-mutation.html")).split())
+    text = visible_text(page(built, "en", "entries/frozen-storage-mutation.html"))
     # The committed sweep: reproduces on 2.4.1 only; 2.15.0 is the newest release that ran it.
     assert "does not reproduce on torch 2.15.0 , the newest release its scripts ran on" in text
     assert "Reproduces on : 2.4.1 Fixed in : 2.6.0" in text
@@ -350,14 +356,14 @@ def test_corpus_pages_render_a_table_chart_and_causes(built, tmp_path):
     add_corpus_observations(db)
     site.build_site(("en",), db=db, out=tmp_path / "out", src=tmp_path / "src")
     corpus = (tmp_path / "out" / "html" / "en" / "corpus" / "index.html").read_text(encoding="utf-8")
-    flat = " ".join(re.sub(r"<[^>]+>", " ", corpus).split())
+    flat = visible_text(corpus)
     assert "No corpus observations yet" not in flat
     assert "whisper-tiny" in flat and "0/2" in flat and "1/1" in flat
     assert '<svg class="kb-chart"' in corpus and "50% (1/2)" in corpus
     assert "No entry yet" in flat and "something *new*_ `odd`" in html.unescape(flat)
     assert "2.12.0+cpu" in flat  # older release listed
     entry = (tmp_path / "out" / "html" / "en" / "entries" / "cache-output-not-pytree.html").read_text(encoding="utf-8")
-    flat_entry = " ".join(re.sub(r"<[^>]+>", " ", entry).split())
+    flat_entry = visible_text(entry)
     assert "whisper-tiny" in flat_entry and "No corpus observations yet" not in flat_entry
     # The data-only cells add no messages for translators.
     pot = site.extract_messages(out=tmp_path / "out", src=tmp_path / "src", db=db)
