@@ -99,6 +99,10 @@ FIXES: tuple[AutoFix, ...] = (
     AutoFix("eager-attention", "transformers-sdpa-mask-skip",
             ("export", "export-strict", "export-dynamic", "jit-trace", "onnx", "onnx-legacy", "aoti", "executorch"),
             'build the model with attn_implementation="eager"', transform=_eager_attention),
+    # The same change as eager-attention, under its own id: a (fix, exporter) pair names
+    # one entry, and eager-attention already serves onnx-legacy for the mask entry.
+    AutoFix("eager-attention-gqa", "onnx-legacy-sdpa-gqa", ("onnx-legacy",),
+            'build the model with attn_implementation="eager"', transform=_eager_attention),
     AutoFix("no-layout-optimization", "aoti-conv-layout-unbacked-batch", ("aoti",),
             'compile with inductor_configs={"layout_optimization": False}', transform=_no_layout_optimization),
 )

@@ -98,6 +98,21 @@ def test_eager_attention_fix_makes_the_program_agree_with_eager():
     assert case.model.config._attn_implementation == "eager"
 
 
+def test_eager_attention_gqa_fix_lets_the_legacy_onnx_export_through():
+    """onnx-legacy-sdpa-gqa on the corpus's LFM3-VL vision encoder: with sdpa, transformers
+    passes enable_gqa=True and the legacy exporter refuses it while lowering; with the
+    eager backend the heads are repeated in Python and every stage passes."""
+    from collectors import exporters, fixes
+    from collectors.corpus import transformers_models
+
+    case = transformers_models.build("lfm3_vl_vision")
+    before = exporters.attempt("onnx-legacy", case)
+    assert (before.outcome, before.failed_stage) == ("fail", "lower")
+    assert "not implemented if enable_gqa is True" in before.message
+    after = exporters.attempt("onnx-legacy", fixes.by_id("eager-attention-gqa", "onnx-legacy").transform(case))
+    assert after.outcome == "ok", after.message
+
+
 def test_no_layout_optimization_fix_makes_the_aoti_package_agree(monkeypatch):
     """aoti-conv-layout-unbacked-batch on its patch-embedding script, run as a corpus case:
     the default AOTInductor package returns reordered values, the fixed one eager's."""
