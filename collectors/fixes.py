@@ -77,6 +77,18 @@ def _eager_attention(case: Case) -> Case:
     return case
 
 
+def _unfused_attention(case: Case) -> Case:
+    """timm: switch every attention block to its unfused path (q @ k.T, softmax, @ v).
+
+    timm decides per module, at construction, whether to call
+    F.scaled_dot_product_attention (`fused_attn`); the unfused path is the same maths in
+    plain matmuls, which every exporter translates whatever the rank."""
+    for module in case.model.modules():
+        if isinstance(getattr(module, "fused_attn", None), bool):
+            module.fused_attn = False
+    return case
+
+
 def _no_layout_optimization(case: Case) -> Case:
     """AOTInductor: compile with Inductor's layout optimization off. The config is global,
     but transforms run in the attempt's own forked process, so nothing else sees it."""
@@ -103,6 +115,9 @@ FIXES: tuple[AutoFix, ...] = (
     # one entry, and eager-attention already serves onnx-legacy for the mask entry.
     AutoFix("eager-attention-gqa", "onnx-legacy-sdpa-gqa", ("onnx-legacy",),
             'build the model with attn_implementation="eager"', transform=_eager_attention),
+    AutoFix("timm-unfused-attention", "onnx-sdpa-not-4d", ("onnx",),
+            "turn timm's fused attention off (fused_attn = False on each attention block)",
+            transform=_unfused_attention),
     AutoFix("no-layout-optimization", "aoti-conv-layout-unbacked-batch", ("aoti",),
             'compile with inductor_configs={"layout_optimization": False}', transform=_no_layout_optimization),
 )

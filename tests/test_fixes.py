@@ -113,6 +113,21 @@ def test_eager_attention_gqa_fix_lets_the_legacy_onnx_export_through():
     assert after.outcome == "ok", after.message
 
 
+def test_timm_unfused_attention_fix_lets_the_onnx_export_through():
+    """onnx-sdpa-not-4d on the corpus's NesT: its block attention calls sdpa on 5-D
+    tensors, which the ONNX translation refuses; timm's unfused path exports and matches."""
+    from collectors import exporters, fixes
+    from collectors.corpus import source
+
+    case = source("timm").build("nest_tiny")
+    before = exporters.attempt("onnx", case)
+    assert (before.outcome, before.failed_stage) == ("fail", "lower")
+    assert "only 4D query, key, and value are supported" in before.message
+    after = exporters.attempt("onnx", fixes.by_id("timm-unfused-attention", "onnx").transform(case))
+    assert after.outcome == "ok", after.message
+    assert not any(getattr(m, "fused_attn", False) for m in case.model.modules())
+
+
 def test_no_layout_optimization_fix_makes_the_aoti_package_agree(monkeypatch):
     """aoti-conv-layout-unbacked-batch on its patch-embedding script, run as a corpus case:
     the default AOTInductor package returns reordered values, the fixed one eager's."""
