@@ -36,15 +36,20 @@ def built(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def kb_rows():
+def kb_db() -> Path:
+    """The repository's kb.db, built if stale."""
     from kb.build import ensure_built
 
     db, _ = ensure_built()
-    conn = sqlite3.connect(db)
-    conn.row_factory = sqlite3.Row
-    entries = [dict(r) for r in conn.execute("select * from entries order by id")]
-    cases = [dict(r) for r in conn.execute('select * from cases order by entry, "case"')]
-    conn.close()
+    return db
+
+
+@pytest.fixture(scope="session")
+def kb_rows(kb_db):
+    with closing(sqlite3.connect(kb_db)) as conn:
+        conn.row_factory = sqlite3.Row
+        entries = [dict(r) for r in conn.execute("select * from entries order by id")]
+        cases = [dict(r) for r in conn.execute('select * from cases order by entry, "case"')]
     return entries, cases
 
 
@@ -146,17 +151,14 @@ def test_every_entry_has_a_page_in_each_language(built, kb_rows, tmp_path_factor
                 assert (root / lang / rel).is_file()
 
 
-def test_entry_page_shows_the_code_and_error_that_ran(built, kb_rows):
+def test_entry_page_shows_the_code_and_error_that_ran(built, kb_db, kb_rows):
     _, cases = kb_rows
     text = page(built, "en", "entries/static-batch-size.html")
     assert "torch.export treats every input dimension as static" in text
     assert "AssertionError: Guard failed: x.size()[0] == 2" in html.unescape(text)
     assert "2.13.0+cpu" in text and "Reproduces" in text
     # The corpus models the matcher gave to this entry are listed, or the page says none.
-    from kb.build import ensure_built
-
-    db, _ = ensure_built()
-    with closing(sqlite3.connect(db)) as conn:
+    with closing(sqlite3.connect(kb_db)) as conn:
         corpus = {m for (m,) in conn.execute("select model from observations where matched_entry = "
                                              "'static-batch-size' and source != 'entry'")}
     flat = visible_text(text)
