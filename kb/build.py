@@ -17,16 +17,17 @@ from pathlib import Path
 
 import sqlite_utils
 
-from . import __version__, paths
+from . import __version__, devset, paths
 from .catalogue import Entry, load_catalogue
 from .extract import ExceptionBlock, extract
-from .matcher import CONFIDENT, EntryRef, Match, Matcher
-from .normalize import normalize
+from .devset import thread_key
+from .matcher import CALIBRATION_FILE, EntryRef, Match, Matcher
+from .normalize import clean, normalize
 from .observations import VERSIONED_LIBS, read_observations, run_of
 from . import version_status
 from .version_status import EntryVersions
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 @dataclass
@@ -46,7 +47,8 @@ def fingerprint() -> str:
     for base, patterns in (
         (paths.entries_dir(), ("*/entry.toml", "*/*.py")),
         (paths.observations_dir(), ("*.jsonl", "fixes/*.jsonl")),
-        (Path(__file__).parent, ("*.py",)),
+        (Path(__file__).parent, ("*.py", CALIBRATION_FILE.name)),
+        (root / "devset", ("*.jsonl", "reports/*.jsonl")),
     ):
         if base.is_dir():
             for pattern in patterns:
@@ -131,6 +133,12 @@ def _create_tables(kdb: sqlite_utils.Database) -> None:
     kdb["entry_texts"].create(
         {"entry": str, "seq": int, "text": str}, pk=("entry", "seq"), foreign_keys=[("entry", "entries", "id")]
     )
+    # The train split of the evidence base (kb/devset.py): real reports the matcher learns
+    # wordings from. Test reports never enter kb.db.
+    kdb["report_texts"].create(
+        {"seq": int, "label": str, "entry": str, "thread": str, "exporter": str, "torch": str, "stage": str,
+         "text": str}, pk="seq",
+    )
     columns = {
         "key": str, "run": str, "source": str, "model": str, "case": str, "entry": str, "exporter": str,
         "stage": str, "outcome": str, "exc_type": str, "message": str, "traceback": str,
@@ -202,10 +210,14 @@ def _failure_blocks(rec: dict, text: str) -> list[ExceptionBlock]:
 
 
 def _classify(rec: dict, matcher: Matcher) -> tuple[list[ExceptionBlock], Match | None]:
-    """A failed record's exceptions and the entry that confidently explains them, if any."""
+    """A failed record's exceptions and the entry that confidently explains them, if any.
+
+    The record names the exporter that ran, which is what a user's traceback frames only
+    hint at; a tie between entries is not an explanation."""
     blocks = _failure_blocks(rec, rec.get("traceback") or rec.get("message") or "")
-    ranked = matcher.rank_blocks(blocks)
-    return blocks, ranked[0] if ranked and ranked[0].score >= CONFIDENT else None
+    ranked = matcher.rank_blocks(blocks, frozenset([rec["exporter"]]) if rec.get("exporter") else frozenset())
+    best = ranked[0] if ranked and ranked[0].tier == "confident" and not ranked[0].tie else None
+    return blocks, best
 
 
 def _silent_match(rec: dict, entries: list[Entry]) -> str | None:
@@ -304,7 +316,9 @@ def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
     report = BuildReport(entries=len(entries), observations=len(observations), problems=list(loaded.problems))
 
     observed = observed_texts(entries, observations)
-    matcher = Matcher([entry_ref(e) for e in entries], observed)
+    ids = {e.id for e in entries}
+    reports = [r for r in devset.train() if r.text.strip()]
+    matcher = Matcher([entry_ref(e) for e in entries], *learned_texts(observed, _report_rows(reports), ids))
     versions = version_status.compute(entries, observations, matcher)
 
     tmp = db.with_name(f".{db.name}.{os.getpid()}.tmp")
@@ -323,6 +337,7 @@ def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
         kdb["entry_texts"].insert_all(
             {"entry": eid, "seq": i, "text": t} for eid in sorted(observed) for i, t in enumerate(observed[eid])
         )
+        kdb["report_texts"].insert_all(_report_rows(reports))
         rows = []
         for rec in observations:
             row, classified = _observation_row(rec, matcher, entries)
@@ -365,7 +380,34 @@ def ensure_built(db: Path | None = None) -> tuple[Path, BuildReport | None]:
     return db, None
 
 
-def load_matcher(db: Path | None = None) -> Matcher:
+def _report_rows(reports: list[devset.Report]) -> list[dict]:
+    return [{"seq": i, "label": r.label, "entry": r.expected, "thread": thread_key(r.source),
+             "exporter": r.exporter, "torch": r.torch, "stage": r.stage, "text": r.text}
+            for i, r in enumerate(reports)]
+
+
+def learned_texts(observed: dict[str, list[str]], report_rows: list[dict], ids: set[str],
+                  exclude_threads: frozenset[str] = frozenset()) -> tuple[dict[str, list[str]], list[str]]:
+    """The wordings the matcher learns: each entry's observed texts plus the train reports
+    labelled with it, and the texts of train reports that no entry explains.
+
+    `exclude_threads` leaves some reports out, so that kb.calibrate can score a report
+    with a matcher that never saw its thread."""
+    learned = {eid: list(texts) for eid, texts in observed.items()}
+    unexplained = []
+    for r in report_rows:
+        if r["thread"] in exclude_threads:
+            continue
+        text = clean(r["text"])
+        if r["entry"] in ids:
+            learned.setdefault(r["entry"], []).append(text)
+        elif r["entry"] is None:
+            unexplained.append(text)
+    return learned, unexplained
+
+
+def load_matcher(db: Path | None = None, *, exclude_threads: frozenset[str] = frozenset(),
+                 calibration=None) -> Matcher:
     db = Path(db or paths.db_path())
     kdb = sqlite_utils.Database(db)
     refs = [
@@ -375,4 +417,6 @@ def load_matcher(db: Path | None = None) -> Matcher:
     observed: dict[str, list[str]] = {}
     for r in kdb.query("select entry, text from entry_texts order by entry, seq"):
         observed.setdefault(r["entry"], []).append(r["text"])
-    return Matcher(refs, observed)
+    reports = list(kdb.query("select * from report_texts order by seq"))
+    learned, unexplained = learned_texts(observed, reports, {r.id for r in refs}, exclude_threads)
+    return Matcher(refs, learned, unexplained, calibration)

@@ -1,12 +1,23 @@
-"""Accuracy of the matcher over a dev set of real error texts, against an FTS5 baseline.
+"""How often search is right, on real reports it was not tuned on, against an FTS5 baseline.
 
-    python -m kb.evaluate devset/public.jsonl devset/runs.jsonl
+    python -m kb.evaluate [--split test|train|all] [--json] [-v]     (make devset-eval)
 
-Each dev-set line is {"text": ..., "expected": <entry id or null>, "source": ...}. For
-labelled items we report top-1 and top-3 accuracy; for unlabelled ones (null: errors no
-entry explains) we report how often the matcher correctly says "no confident match".
-The baseline is plain SQLite FTS5 (bm25) over the entries' own text, queried with the
-words of the error: what a search box over the catalogue would do without a matcher.
+The evidence base and its split are kb/devset.py's. `test` reports are scored by the
+matcher that kb.db holds (it learned from `train` only). `train` reports are scored
+out of fold, by a matcher built without the report's thread (kb/calibrate.py's folds),
+so that a report never finds its own wording.
+
+For each split and each exporter:
+
+* top-1 / top-3: of the labelled reports, the right entry is first / among the first
+  three of what the user is shown (the confident answers, else the possible matches);
+* useful: the right entry is shown first, over all reports (`none:` ones included: no
+  entry can be right for them until the catalogue explains their cause);
+* confidently wrong: a confident answer that is not the label, over all reports (any
+  confident answer to a `none:` report is wrong);
+* the same for plain SQLite FTS5 (bm25) over the entries' prose: what a search box over
+  the catalogue would do without a matcher. It always answers, so each wrong first
+  result counts as confidently wrong.
 """
 from __future__ import annotations
 
@@ -14,60 +25,50 @@ import json
 import re
 import sqlite3
 import sys
-from dataclasses import dataclass, field
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from . import devset
 from .build import ensure_built, load_matcher
+from .calibrate import FOLDS, fold_of
+from .devset import thread_key
 from .extract import extract
-from .matcher import Matcher
 from .normalize import clean
 
 
 @dataclass
-class Score:
+class Tally:
+    reports: int = 0
     labelled: int = 0
     top1: int = 0
     top3: int = 0
-    negatives: int = 0
-    negatives_rejected: int = 0
-    misses: list[tuple[str, str, str]] = field(default_factory=list)  # (source, expected, got)
+    useful: int = 0
+    confidently_wrong: int = 0
+    possible_only: int = 0  # no confident answer, something offered as possible
+    misses: list[dict] = field(default_factory=list)
 
-    def line(self, name: str) -> str:
-        t1 = self.top1 / self.labelled if self.labelled else 0.0
-        t3 = self.top3 / self.labelled if self.labelled else 0.0
-        neg = f", no-match on {self.negatives_rejected}/{self.negatives} unrelated" if self.negatives else ""
-        return f"{name:10} top-1 {t1:6.1%} ({self.top1}/{self.labelled})  top-3 {t3:6.1%} ({self.top3}/{self.labelled}){neg}"
+    def add(self, report: devset.Report, shown: list[str], confident: list[str]) -> None:
+        self.reports += 1
+        expected = report.expected
+        if expected:
+            self.labelled += 1
+            self.top1 += shown[:1] == [expected]
+            self.top3 += expected in shown[:3]
+        self.useful += bool(expected) and shown[:1] == [expected]
+        wrong = bool(confident) and confident[0] != expected
+        self.confidently_wrong += wrong
+        self.possible_only += not confident and bool(shown)
+        if shown[:1] != [expected] and (expected or confident):
+            self.misses.append({"source": report.source, "label": report.label,
+                                "got": (confident or shown or ["-"])[0], "confident": bool(confident)})
 
-
-def load_items(paths: list[Path]) -> list[dict]:
-    items = []
-    for path in paths:
-        for lineno, raw in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-            if raw.strip():
-                item = json.loads(raw)
-                item.setdefault("source", f"{path}:{lineno}")
-                items.append(item)
-    return items
-
-
-def evaluate_matcher(items: list[dict], matcher: Matcher) -> Score:
-    score = Score()
-    for item in items:
-        result = matcher.search(item["text"])
-        confident = [m.id for m in result.confident]
-        expected = item.get("expected")
-        if expected is None:
-            score.negatives += 1
-            score.negatives_rejected += not confident
-            if confident:
-                score.misses.append((item["source"], "none", confident[0]))
-            continue
-        score.labelled += 1
-        score.top1 += confident[:1] == [expected]
-        score.top3 += expected in confident[:3]
-        if confident[:1] != [expected]:
-            score.misses.append((item["source"], expected, confident[0] if confident else "no confident match"))
-    return score
+    def rates(self) -> dict:
+        pct = lambda a, b: round(100.0 * a / b, 1) if b else None  # noqa: E731
+        return {"reports": self.reports, "labelled": self.labelled,
+                "top1": pct(self.top1, self.labelled), "top3": pct(self.top3, self.labelled),
+                "useful": pct(self.useful, self.reports),
+                "confidently_wrong": pct(self.confidently_wrong, self.reports)}
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
@@ -80,43 +81,88 @@ def fts_query(text: str) -> str:
     return " OR ".join(f'"{w}"' for w in list(words)[:64])
 
 
-def evaluate_fts(items: list[dict], db: Path) -> Score:
-    score = Score()
+def fts_ranking(conn: sqlite3.Connection, text: str) -> list[str]:
+    query = fts_query(text)
+    if not query:
+        return []
+    return [r[0] for r in conn.execute(
+        "select entries.id from entries_fts join entries on entries.rowid = entries_fts.rowid "
+        "where entries_fts match ? order by bm25(entries_fts) limit 3", (query,))]
+
+
+@dataclass
+class Evaluation:
+    matcher: dict[str, dict[str, Tally]]  # split -> exporter ("all" too) -> tally
+    fts: dict[str, dict[str, Tally]]
+
+    def as_dict(self) -> dict:
+        return {kind: {split: {exp: t.rates() for exp, t in per.items()} for split, per in table.items()}
+                for kind, table in (("matcher", self.matcher), ("fts5", self.fts))}
+
+
+def _matchers_for(reports: list[devset.Report], db: Path):
+    """(report, matcher) pairs: test reports with kb.db's matcher, train ones out of fold."""
+    full = None
+    for r in reports:
+        if r.split == "test":
+            full = full or load_matcher(db)
+            yield r, full
+    for k in range(FOLDS):
+        fold = [r for r in reports if r.split == "train" and fold_of(r.source) == k]
+        if fold:
+            m = load_matcher(db, exclude_threads=frozenset(thread_key(r.source) for r in fold))
+            yield from ((r, m) for r in fold)
+
+
+def evaluate(reports: list[devset.Report], db: Path) -> Evaluation:
+    ev = Evaluation(defaultdict(lambda: defaultdict(Tally)), defaultdict(lambda: defaultdict(Tally)))
     conn = sqlite3.connect(db)
     try:
-        for item in items:
-            expected = item.get("expected")
-            if expected is None:
-                continue  # bm25 always returns something; it has no notion of "no match"
-            query = fts_query(item["text"])
-            ids = []
-            if query:
-                ids = [r[0] for r in conn.execute(
-                    "select entries.id from entries_fts join entries on entries.rowid = entries_fts.rowid "
-                    "where entries_fts match ? order by bm25(entries_fts) limit 3", (query,))]
-            score.labelled += 1
-            score.top1 += ids[:1] == [expected]
-            score.top3 += expected in ids
+        for report, matcher in _matchers_for(reports, db):
+            if not report.text.strip():
+                continue
+            result = matcher.search(report.text)
+            shown = [m.id for m in result.shown]
+            confident = [m.id for m in result.confident]
+            ranking = fts_ranking(conn, report.text)
+            for exp in ("all", report.exporter or "unknown"):
+                ev.matcher[report.split][exp].add(report, shown, confident)
+                ev.fts[report.split][exp].add(report, ranking, ranking[:1])
     finally:
         conn.close()
-    return score
+    return ev
+
+
+def _table(title: str, per: dict[str, Tally], base: dict[str, Tally]) -> list[str]:
+    lines = [title, f"  {'exporter':15} {'n':>4} {'lab':>4} {'top-1':>6} {'top-3':>6} {'useful':>6} {'c-wrong':>7}"
+                    f"   | fts5 {'top-1':>6} {'top-3':>6} {'useful':>6} {'wrong':>6}"]
+    order = ["all", *devset.EXPORTERS, "unknown"]
+    fmt = lambda v: f"{v:5.1f}%" if v is not None else "    - "  # noqa: E731
+    for exp in [e for e in order if e in per]:
+        m, f = per[exp].rates(), base[exp].rates()
+        lines.append(f"  {exp:15} {m['reports']:4} {m['labelled']:4} {fmt(m['top1']):>6} {fmt(m['top3']):>6} "
+                     f"{fmt(m['useful']):>6} {fmt(m['confidently_wrong']):>7}   |      {fmt(f['top1']):>6} "
+                     f"{fmt(f['top3']):>6} {fmt(f['useful']):>6} {fmt(f['confidently_wrong']):>6}")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    files = [Path(a) for a in argv if not a.startswith("-")] or sorted(Path("devset").glob("*.jsonl"))
-    files = [f for f in files if f.exists()]
-    items = load_items(files)
+    split = argv[argv.index("--split") + 1] if "--split" in argv else "all"
+    reports = [r for r in devset.load() if split == "all" or r.split == split]
     db, _ = ensure_built()
-    matcher = load_matcher(db)
-    m = evaluate_matcher(items, matcher)
-    f = evaluate_fts(items, db)
-    print(f"dev set: {len(items)} texts from {', '.join(str(p) for p in files)}")
-    print(m.line("matcher"))
-    print(f.line("fts5"))
-    if "-v" in argv:
-        for source, expected, got in m.misses:
-            print(f"  miss: {source}: expected {expected}, got {got}")
+    ev = evaluate(reports, db)
+    if "--json" in argv:
+        print(json.dumps(ev.as_dict(), indent=2, sort_keys=True))
+        return 0
+    for name in ("test", "train"):
+        if name in ev.matcher:
+            how = "kb.db's matcher (learned from train only)" if name == "test" else f"out of fold ({FOLDS} folds by thread)"
+            print("\n".join(_table(f"{name}: {how}", ev.matcher[name], ev.fts[name])))
+            if "-v" in argv and name == "train":
+                for miss in ev.matcher[name]["all"].misses:
+                    print(f"    miss: {miss['source']}: {miss['label']} -> {miss['got']}"
+                          f"{' (confident)' if miss['confident'] else ''}")
     return 0
 
 

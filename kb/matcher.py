@@ -1,63 +1,55 @@
 """The one matcher: it answers a user's search and classifies collected tracebacks.
 
-Given any text, it finds the exceptions in it (`extract`), then ranks entries by two
-kinds of evidence:
+Given any text, it finds the exceptions in it (`extract`), then scores each candidate
+entry from evidence of several kinds (`features`):
 
-* declared patterns: an entry's RE2 expressions searched in each exception's text;
-* similarity: TF-IDF cosine between each exception's normalised head and the error
-  texts actually observed for the entry (plus its patterns' literal text).
+* declared patterns: an entry's RE2 expressions, all compiled into one `re2.Set`, hit
+  the exception raised last, or only an earlier one (a chained cause);
+* similarity: TF-IDF cosine between each exception's normalised head and every wording
+  known for the entry (its runs on every release, its patterns' literal text, and the
+  train reports labelled with it), and how far it leads the next entry's;
+* the exception type (by its last component), weighted by how few entries share it;
+* the exporter the traceback's frames point at, against the entry's exporters;
+* how much closer the text is to a train report that no entry explains.
 
-A pattern hit is strong evidence; similarity orders hits and catches wordings no
-pattern anticipated. Below CONFIDENT the matcher reports "no confident match" instead
-of guessing.
+A logistic model turns the features into a confidence in [0, 1]. Its weights and the
+two thresholds (`confident`, `possible`) are fitted on the train split only, by
+kb/calibrate.py, and stored in kb/calibration.json. Above `confident` the matcher
+answers; between the two it offers "possible matches", shown as such; below, nothing.
+Entries whose confidences are within `tie` of the best are a tie: the text cannot
+tell them apart, and the result says so instead of picking one.
 """
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from pathlib import Path
+from typing import Sequence
 
 import re2
 
+from .evidence import exception_type, exporter_family
 from .extract import ExceptionBlock, extract
-from .normalize import clean, normalize
+from .normalize import clean
+from .simindex import SimIndex, text_tokens
 from .textin import InputText, read_input
 
+CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
+# Kept for callers that compare a score with a threshold; the calibrated value is
+# Calibration.confident, and Match.tier says which side of it a match is on.
 CONFIDENT = 0.5
-PATTERN_BASE = 0.6  # score of a pattern hit before similarity is added
-SIMILARITY_ONLY = 0.85  # a similarity-only match is capped below a perfect pattern hit
-# A pattern that hits only an earlier exception of the input (a chained cause, or an
-# earlier error in a log) counts for less than one that hits the exception raised last,
-# and ranks below every entry whose pattern names that raised exception: inspect's bare
-# "could not get source code" sits under many more specific errors.
-CAUSE_ONLY = 0.9
-HEAD_LINES = 8
-HEAD_CHARS = 1200
-
-_TOKEN = re.compile(r"<\w{1,10}>|[a-z_][a-z0-9_]{1,60}")
-_STOP = frozenset(
-    "the a an and or of to in on for is are be was were it this that with as at by from "
-    "not no if you your can will use using please see more set run".split()
-)
+# Exceptions considered per search: the last ones printed, distinct by wording. A paste
+# of thousands of exception lines costs no more than one of a dozen.
+MAX_BLOCKS = 12
+# Similarity candidates per search besides every pattern hit.
+MAX_SIMILAR = 12
+FEATURES = ("pattern", "pattern_cause", "sim", "sim_margin", "type_match", "type_clash",
+            "family_agree", "family_clash", "unexplained_margin")
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
-
-
-def head(text: str) -> str:
-    """The distinguishing start of an exception: its first lines, bounded in size."""
-    lines = [ln for ln in text.split("\n") if ln.strip()][:HEAD_LINES]
-    return "\n".join(lines)[:HEAD_CHARS]
-
-
-def tokens(normalized: str) -> list[str]:
-    """Words and word pairs. A mask placeholder (`<n>`, `<q>`, `<path>`...) counts only
-    next to a real word ("opset <n>"): on its own it says nothing, and a text full of
-    numbers (a tensor's repr in a message) would otherwise resemble any run of digits."""
-    words = [w for w in _TOKEN.findall(normalized.lower()) if w not in _STOP]
-    pairs = [f"{a} {b}" for a, b in zip(words, words[1:]) if not (a[0] == "<" and b[0] == "<")]
-    return [w for w in words if w[0] != "<"] + pairs
 
 
 def pattern_literal(pattern: str) -> str:
@@ -67,27 +59,34 @@ def pattern_literal(pattern: str) -> str:
     return text.replace("\\", "")
 
 
-class _Index:
-    """TF-IDF vectors over a small, fixed corpus of documents."""
+@dataclass(frozen=True)
+class Calibration:
+    weights: dict[str, float]
+    bias: float
+    confident: float  # at or above: the matcher answers
+    possible: float  # at or above (and below confident): offered as a possible match
+    tie: float  # confidences this close to the best are shown as a tie
+    fitted_on: str = "hand-set defaults"
 
-    def __init__(self, docs: Sequence[list[str]]):
-        self.n = len(docs)
-        df = Counter(t for d in docs for t in set(d))
-        self.idf = {t: math.log((self.n + 1) / (c + 1)) + 1.0 for t, c in df.items()}
-        self.unseen_idf = math.log(self.n + 1) + 1.0
-        self.vectors = [self.vector(d) for d in docs]
+    @classmethod
+    def load(cls, path: Path = CALIBRATION_FILE) -> "Calibration":
+        if not path.exists():
+            return DEFAULT_CALIBRATION
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return cls(dict(data["weights"]), float(data["bias"]), float(data["confident"]),
+                   float(data["possible"]), float(data["tie"]), str(data.get("fitted_on", path.name)))
 
-    def vector(self, toks: Iterable[str]) -> dict[str, float]:
-        counts = Counter(toks)
-        vec = {t: (1.0 + math.log(c)) * self.idf.get(t, self.unseen_idf) for t, c in counts.items()}
-        norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
-        return {t: v / norm for t, v in vec.items()}
+    def confidence(self, feats: dict[str, float]) -> float:
+        z = self.bias + sum(self.weights.get(k, 0.0) * v for k, v in feats.items())
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
-    @staticmethod
-    def cosine(a: dict[str, float], b: dict[str, float]) -> float:
-        if len(a) > len(b):
-            a, b = b, a
-        return sum(v * b.get(t, 0.0) for t, v in a.items())
+
+# Used only until kb/calibration.json exists (a fresh `python -m kb.calibrate` writes it).
+DEFAULT_CALIBRATION = Calibration(
+    weights={"pattern": 4.0, "pattern_cause": 2.0, "sim": 5.0, "sim_margin": 2.0, "type_match": 1.0,
+             "type_clash": -1.0, "family_agree": 0.5, "family_clash": -1.5, "unexplained_margin": -3.0},
+    bias=-4.0, confident=0.5, possible=0.15, tie=0.01,
+)
 
 
 @dataclass(frozen=True)
@@ -103,11 +102,18 @@ class EntryRef:
 class Match:
     id: str
     title: str
-    score: float
+    score: float  # the calibrated confidence, rounded
     exporters: tuple[str, ...]
     pattern_hit: bool
     similarity: float
     evidence: str  # the exception text that gave the best evidence
+    tier: str = "confident"  # "confident", "possible" or "unlikely"
+    tie: bool = False  # as likely as the best match: the text cannot tell them apart
+    features: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def confidence(self) -> float:
+        return self.score
 
 
 @dataclass
@@ -118,30 +124,80 @@ class SearchResult:
 
     @property
     def confident(self) -> list[Match]:
-        return [m for m in self.ranked if m.score >= CONFIDENT]
+        return [m for m in self.ranked if m.tier == "confident"]
+
+    @property
+    def possible(self) -> list[Match]:
+        return [m for m in self.ranked if m.tier == "possible"]
 
     @property
     def best(self) -> Match | None:
         matches = self.confident
         return matches[0] if matches else None
 
+    @property
+    def shown(self) -> list[Match]:
+        """What a user sees: the confident matches, else the possible ones."""
+        return self.confident or self.possible
+
+
+def bounded_blocks(blocks: Sequence[ExceptionBlock]) -> list[ExceptionBlock]:
+    """The last MAX_BLOCKS exceptions of distinct wording, in printed order."""
+    if len(blocks) <= MAX_BLOCKS:
+        return list(blocks)
+    kept: list[ExceptionBlock] = []
+    seen: set[str] = set()
+    for b in reversed(blocks):
+        key = b.text[:300]
+        if key not in seen:
+            seen.add(key)
+            kept.append(b)
+            if len(kept) == MAX_BLOCKS:
+                break
+    return kept[::-1]
+
 
 class Matcher:
-    def __init__(self, entries: Sequence[EntryRef], observed: dict[str, list[str]] | None = None):
-        """`observed` maps entry id to error texts seen for it (cleaned, not normalised)."""
+    def __init__(self, entries: Sequence[EntryRef], observed: dict[str, list[str]] | None = None,
+                 unexplained: Sequence[str] = (), calibration: Calibration | None = None):
+        """`observed` maps entry id to error texts known for it (cleaned, not normalised);
+        `unexplained` holds error texts of train reports that no entry explains."""
         self.entries = list(entries)
+        self.calibration = calibration or Calibration.load()
+        self._by_id = {e.id: e for e in self.entries}
         self._patterns = {e.id: [re2.compile(p, _RE2_OPTIONS) for p in e.patterns] for e in self.entries}
+        # One set of every entry's patterns: a block is searched once, whatever the catalogue's size.
+        self._set = re2.Set.SearchSet(_RE2_OPTIONS)
+        self._set_owner: list[str] = []
+        for e in self.entries:
+            for p in e.patterns:
+                self._set.Add(p)
+                self._set_owner.append(e.id)
+        self._set.Compile()
         owners: list[str] = []
         docs: list[list[str]] = []
+        self._types: dict[str, set[str]] = {e.id: set() for e in self.entries}
         for e in self.entries:
             texts = [pattern_literal(p) for p in e.patterns] + list((observed or {}).get(e.id, ()))
             for t in dict.fromkeys(texts):  # de-duplicate, keep order
-                toks = tokens(normalize(head(t)))
+                toks = text_tokens(t)
                 if toks:
                     owners.append(e.id)
                     docs.append(toks)
-        self._index = _Index(docs)
-        self._owners = owners
+            for t in (observed or {}).get(e.id, ()):
+                raised = [b for b in extract(t, already_clean=True) if b.kind == "exception"]
+                if raised:
+                    self._types[e.id].add(exception_type(raised[-1].type))
+        for t in dict.fromkeys(unexplained):
+            toks = text_tokens(t)
+            if toks:
+                owners.append("")  # "" owns the texts no entry explains
+                docs.append(toks)
+        self._index = SimIndex(owners, docs)
+        type_df = Counter(t for types in self._types.values() for t in types)
+        n = max(len(self.entries), 2)
+        # How telling a type is: 1 for a type one entry raises, near 0 for RuntimeError.
+        self._type_weight = {t: math.log(n / c) / math.log(n) for t, c in type_df.items()}
 
     # -- evidence -----------------------------------------------------------------
     def pattern_hits(self, entry_id: str, blocks: Sequence[ExceptionBlock]) -> ExceptionBlock | None:
@@ -152,44 +208,71 @@ class Matcher:
                     return block
         return None
 
-    def _similarities(self, blocks: Sequence[ExceptionBlock]) -> dict[str, tuple[float, ExceptionBlock]]:
-        best: dict[str, tuple[float, ExceptionBlock]] = {}
-        for block in blocks:
-            qv = self._index.vector(tokens(normalize(head(block.text))))
-            if not qv:
-                continue
-            for owner, dv in zip(self._owners, self._index.vectors):
-                s = self._index.cosine(qv, dv)
-                if s > best.get(owner, (0.0, block))[0]:
-                    best[owner] = (s, block)
-        return best
+    def _hits(self, blocks: Sequence[ExceptionBlock]) -> dict[str, int]:
+        """Entry id -> index of the last block one of its patterns names."""
+        hits: dict[str, int] = {}
+        for i, block in enumerate(blocks):
+            for k in self._set.Match(block.text) or ():
+                hits[self._set_owner[k]] = i
+        return hits
+
+    def features(self, blocks: Sequence[ExceptionBlock], family: frozenset[str] = frozenset()) -> dict[str, tuple[dict[str, float], ExceptionBlock]]:
+        """Each candidate entry's evidence, and the exception that gave the most of it."""
+        blocks = bounded_blocks(blocks)
+        if not blocks:
+            return {}
+        raised_i = max((i for i, b in enumerate(blocks) if b.kind == "exception"), default=len(blocks) - 1)
+        raised_type = exception_type(blocks[raised_i].type)
+        hits = self._hits(blocks)
+        sims: dict[str, tuple[float, int]] = {}
+        for i, block in enumerate(blocks):
+            for owner, s in self._index.best(text_tokens(block.text)).items():
+                if s > sims.get(owner, (0.0, 0))[0]:
+                    sims[owner] = (s, i)
+        unexplained = sims.pop("", (0.0, 0))[0]
+        by_sim = sorted(sims, key=lambda o: -sims[o][0])
+        candidates = dict.fromkeys([*hits, *by_sim[:MAX_SIMILAR]])
+        out: dict[str, tuple[dict[str, float], ExceptionBlock]] = {}
+        for eid in candidates:
+            sim, sim_i = sims.get(eid, (0.0, raised_i))
+            others = max((sims[o][0] for o in by_sim[:2] if o != eid), default=0.0)
+            hit_i = hits.get(eid)
+            types = self._types.get(eid, set())
+            exporters = set(self._by_id[eid].exporters)
+            feats = {
+                "pattern": float(hit_i == raised_i),
+                "pattern_cause": float(hit_i is not None and hit_i != raised_i),
+                "sim": sim,
+                "sim_margin": sim - others,
+                "type_match": self._type_weight.get(raised_type, 0.0) if raised_type in types else 0.0,
+                "type_clash": float(bool(raised_type) and bool(types) and raised_type not in types),
+                "family_agree": float(bool(family & exporters)),
+                "family_clash": float(bool(family) and not family & exporters),
+                "unexplained_margin": max(0.0, unexplained - sim),
+            }
+            out[eid] = (feats, blocks[hit_i if hit_i is not None else sim_i])
+        return out
 
     # -- public API ---------------------------------------------------------------
-    def rank_blocks(self, blocks: Sequence[ExceptionBlock]) -> list[Match]:
-        sims = self._similarities(blocks)
-        scored: list[tuple[Match, bool]] = []
-        for e in self.entries:
-            hit = self.pattern_hits(e.id, blocks)
-            sim, sim_block = sims.get(e.id, (0.0, None))
-            if hit is None and sim <= 0.0:
-                continue
-            score = PATTERN_BASE + (1 - PATTERN_BASE) * sim if hit is not None else SIMILARITY_ONLY * sim
-            cause_only = hit is not None and hit is not blocks[-1] and self.pattern_hits(e.id, blocks[-1:]) is None
-            evidence = (hit or sim_block).text
-            scored.append((Match(e.id, e.title, score, e.exporters, hit is not None, round(sim, 4), evidence),
-                           cause_only))
-        named_raised = [m.score for m, cause_only in scored if m.pattern_hit and not cause_only]
+    def rank_blocks(self, blocks: Sequence[ExceptionBlock], family: frozenset[str] = frozenset()) -> list[Match]:
+        cal = self.calibration
         ranked = []
-        for m, cause_only in scored:
-            if cause_only:
-                m.score = min(m.score, max(named_raised, default=1.0)) * CAUSE_ONLY
-            m.score = round(m.score, 4)
-            ranked.append(m)
+        for eid, (feats, block) in self.features(blocks, family).items():
+            e = self._by_id[eid]
+            conf = round(cal.confidence(feats), 4)
+            ranked.append(Match(eid, e.title, conf, e.exporters, feats["pattern"] + feats["pattern_cause"] > 0,
+                                round(feats["sim"], 4), block.text, features=feats))
         ranked.sort(key=lambda m: (-m.score, m.id))
+        top = ranked[0].score if ranked else 0.0
+        for m in ranked:
+            m.tier = "confident" if m.score >= cal.confident else "possible" if m.score >= cal.possible else "unlikely"
+            m.tie = top - m.score <= cal.tie and m.tier != "unlikely" and len(ranked) > 1 and \
+                sum(top - x.score <= cal.tie for x in ranked) > 1
         return ranked
 
     def search(self, data: bytes | str | InputText) -> SearchResult:
         """Rank entries for any pasted text. Raises textin.EmptyInput on empty input."""
         inp = data if isinstance(data, InputText) else read_input(data)
-        blocks = extract(clean(inp.text), already_clean=True)
-        return SearchResult(self.rank_blocks(blocks), blocks, list(inp.notes))
+        text = clean(inp.text)
+        blocks = extract(text, already_clean=True)
+        return SearchResult(self.rank_blocks(blocks, exporter_family(text)), blocks, list(inp.notes))

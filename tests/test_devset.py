@@ -1,38 +1,102 @@
-"""Accuracy on the dev set of real error texts (public reports and our own runs)."""
+"""The evidence base of real reports, its frozen split, and the matcher's figures on it.
+
+Targets are asserted on the train split (scored out of fold); the test split is
+evaluated and published, never asserted on: a test figure that a test enforced would
+be one that someone tuned towards.
+"""
+import json
+import sqlite3
+
 import pytest
 
-from kb.build import ensure_built, load_matcher
-from kb.evaluate import evaluate_fts, evaluate_matcher, load_items
+from kb import devset
+from kb.build import ensure_built
+from kb.calibrate import calibrate
+from kb.catalogue import load_catalogue
+from kb.devset import split_of, thread_key
+from kb.evaluate import evaluate
+from kb.matcher import CALIBRATION_FILE
 from conftest import REPO
 
-FILES = sorted((REPO / "devset").glob("*.jsonl"))
+REPORTS = devset.load()
+IDS = {e.id for e in load_catalogue(REPO / "entries")}
+FIELDS = {"text", "label", "expected", "source", "exporter", "torch", "stage", "note"}
+
+
+def test_every_report_is_complete_and_labelled_with_a_real_entry_or_a_cause():
+    for path in sorted((REPO / "devset" / "reports").glob("*.jsonl")):
+        for lineno, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            row = json.loads(raw)
+            where = f"{path.name}:{lineno}"
+            assert set(row) >= FIELDS, where
+            assert row["source"].startswith("https://"), where
+            assert row["exporter"] in devset.EXPORTERS, where
+            assert row["stage"] in ("export", "save", "load", "run", "env"), where
+            assert row["label"] in IDS or row["label"].startswith("none:"), where
+            assert row["expected"] == (None if row["label"].startswith("none:") else row["label"]), where
+            assert row["text"].strip(), where
+
+
+def test_the_evidence_base_is_large_and_covers_every_exporter():
+    reports = [r for r in REPORTS if r.origin not in devset.LEGACY_FILES]
+    assert len(reports) >= 400
+    per = {e: sum(r.exporter == e for r in reports) for e in devset.EXPORTERS}
+    assert min(per.values()) >= 25, per
+    assert len({thread_key(r.source) for r in reports}) >= 300
+
+
+def test_split_is_by_thread_frozen_and_at_least_35_percent_test():
+    threads: dict[str, set[str]] = {}
+    for r in REPORTS:
+        threads.setdefault(thread_key(r.source), set()).add(r.split)
+    assert all(len(s) == 1 for s in threads.values()), "a thread straddles the split"
+    assert all(r.split == "train" for r in REPORTS if r.origin in devset.LEGACY_FILES)
+    new = [r for r in REPORTS if r.origin not in devset.LEGACY_FILES]
+    assert sum(r.split == "test" for r in new) / len(new) >= 0.35
+    # The rule is a hash of the URL: the same thread always lands on the same side.
+    assert split_of("https://github.com/pytorch/pytorch/issues/1#issuecomment-2") == \
+        split_of("https://github.com/pytorch/pytorch/issues/1")
+
+
+def test_no_test_text_reaches_kb_db():
+    db, _ = ensure_built()
+    conn = sqlite3.connect(db)
+    try:
+        stored = {row[0] for row in conn.execute("select thread from report_texts")}
+    finally:
+        conn.close()
+    test_threads = {thread_key(r.source) for r in REPORTS if r.split == "test"}
+    assert stored and not stored & test_threads
+
+
+def test_committed_calibration_is_what_a_fit_on_train_gives():
+    fitted = calibrate()
+    committed = json.loads(CALIBRATION_FILE.read_text(encoding="utf-8"))
+    assert committed == json.loads(json.dumps(fitted)), "run: python -m kb.calibrate"
 
 
 @pytest.fixture(scope="module")
-def scores():
-    items = load_items(FILES)
+def train_eval():
     db, _ = ensure_built()
-    return len(items), evaluate_matcher(items, load_matcher(db)), evaluate_fts(items, db)
+    return evaluate([r for r in REPORTS if r.split == "train"], db)
 
 
-def test_devset_is_real_and_labelled():
-    items = load_items(FILES)
-    assert len(items) >= 50
-    assert all(set(i) >= {"text", "expected", "source"} for i in items)
-    assert sum(i["expected"] is None for i in items) >= 8
+def test_train_confidently_wrong_within_two_percent(train_eval):
+    rates = train_eval.matcher["train"]["all"].rates()
+    assert rates["confidently_wrong"] <= 2.0, train_eval.matcher["train"]["all"].misses
 
 
-def test_matcher_accuracy(scores):
-    n, matcher, _ = scores
-    assert matcher.top1 / matcher.labelled >= 0.85, matcher.misses
-    assert matcher.top3 / matcher.labelled >= 0.9, matcher.misses
+def test_train_matcher_beats_plain_fts_where_it_counts(train_eval):
+    m = train_eval.matcher["train"]["all"].rates()
+    f = train_eval.fts["train"]["all"].rates()
+    assert m["top1"] >= f["top1"]
+    assert m["useful"] >= f["useful"]
+    assert m["confidently_wrong"] < f["confidently_wrong"] / 10
 
 
-def test_matcher_rejects_unrelated_errors(scores):
-    _, matcher, _ = scores
-    assert matcher.negatives_rejected / matcher.negatives >= 0.85, matcher.misses
-
-
-def test_matcher_beats_plain_fts(scores):
-    _, matcher, fts = scores
-    assert matcher.top1 / matcher.labelled > fts.top1 / fts.labelled
+def test_unrelated_errors_are_not_answered_confidently(train_eval):
+    tally = train_eval.matcher["train"]["all"]
+    unrelated = [r for r in REPORTS if r.label == "none:unrelated"]
+    assert len(unrelated) >= 8
+    wrong = [m for m in tally.misses if m["label"] == "none:unrelated" and m["confident"]]
+    assert len(wrong) <= 1, wrong

@@ -1,0 +1,83 @@
+"""Evidence in an error text that carries across wordings and releases.
+
+A message's wording changes between releases; what raised it changes much less. Two
+such signals are read here, without any entry-specific knowledge:
+
+* the exception's type, by its last dotted component (`torch._dynamo.exc.Unsupported`
+  and `Unsupported` are the same evidence);
+* the traceback's frames inside torch and the exporter packages: the module a frame
+  runs in names the exporter and the stage (`torch/onnx/utils.py` is the TorchScript-
+  based ONNX exporter, `torch/_inductor/` is AOTInductor, `executorch/exir/` is
+  ExecuTorch's lowering).
+
+The matcher turns them into features (kb/matcher.py); kb/calibrate.py learns how much
+each is worth from the train split.
+"""
+from __future__ import annotations
+
+import re
+
+# '  File "/x/site-packages/torch/onnx/utils.py", line 12, in export'. Windows paths too.
+_FRAME_FILE = re.compile(r'^[ \t]{0,12}File "(?P<file>[^"\n]{1,1000})", line \d{1,9}', re.MULTILINE)
+# Where a package's own path starts inside a frame's file name.
+_PACKAGE = re.compile(r"(?:^|[/\\])(?P<mod>(?:torch|executorch|onnxscript|onnxruntime|onnx|torchvision|transformers)[/\\][^\"\n]{0,300}?)\.py$")
+
+# Module prefixes that say which exporter was running, most specific first. One frame can
+# name a family (a set of exporter ids) when the module serves several of them.
+_FAMILIES: tuple[tuple[str, frozenset[str]], ...] = tuple(
+    (prefix, frozenset(ids.split())) for prefix, ids in (
+        ("torch.onnx._internal.exporter", "onnx"),
+        ("torch.onnx._internal.fx", "onnx"),
+        ("torch.onnx._internal.torchscript_exporter", "onnx-legacy"),
+        ("torch.onnx._internal.jit_utils", "onnx-legacy"),
+        ("torch.onnx.utils", "onnx-legacy"),
+        ("torch.onnx.symbolic", "onnx-legacy"),
+        ("torch.onnx._internal", "onnx onnx-legacy"),
+        ("onnxscript", "onnx"),
+        ("torch.onnx", "onnx onnx-legacy"),
+        ("torch.jit._trace", "jit-trace onnx-legacy"),
+        ("torch.jit.frontend", "jit-script"),
+        ("torch.jit._script", "jit-script"),
+        ("torch.jit._recursive", "jit-script"),
+        ("torch.jit.annotations", "jit-script"),
+        ("torch._jit_internal", "jit-script"),
+        ("torch.jit._serialization", "jit-script jit-trace"),
+        ("torch._inductor", "aoti"),
+        ("torch._export.serde", "export export-strict export-dynamic"),
+        ("torch.export.dynamic_shapes", "export-dynamic"),
+        ("torch._dynamo", "export-strict onnx"),
+        ("torch._export", "export export-strict export-dynamic aoti executorch onnx"),
+        ("torch.export", "export export-strict export-dynamic aoti executorch onnx"),
+        ("executorch", "executorch"),
+    ))
+
+
+def exception_type(type_name: str) -> str:
+    """The last component of an exception type, the part that survives refactorings."""
+    return type_name.rsplit(".", 1)[-1] if type_name else ""
+
+
+def frame_modules(text: str) -> list[str]:
+    """Dotted module names of the frames in torch and the exporter packages, in order."""
+    modules = []
+    for m in _FRAME_FILE.finditer(text):
+        p = _PACKAGE.search(m["file"].replace("\\", "/"))
+        if p:
+            modules.append(p["mod"].replace("/", ".").replace("\\", "."))
+    return modules
+
+
+def exporter_family(text: str) -> frozenset[str]:
+    """The exporter ids the traceback's frames point at; empty when the frames say nothing.
+
+    Every frame narrows the set: an ONNX export whose frames run through Dynamo is the
+    dynamo-based ONNX exporter, not strict `torch.export`."""
+    family: frozenset[str] | None = None
+    for module in frame_modules(text):
+        ids = next((ids for prefix, ids in _FAMILIES if module == prefix or module.startswith(prefix + ".")
+                    or module.startswith(prefix + "_")), None)
+        if ids is None:
+            continue
+        narrowed = ids if family is None else family & ids
+        family = narrowed or family  # frames that disagree keep the earlier (outer) evidence
+    return family or frozenset()
