@@ -72,7 +72,8 @@ bench: setup
 	$(BIN)/python bench/bench_collect.py
 
 devset-eval: setup
-	$(BIN)/python -m kb.evaluate devset/public.jsonl devset/runs.jsonl
+	-$(BIN)/python -m kb.calibrate --check
+	$(BIN)/python -m kb.evaluate --write
 
 clean:
 	rm -rf build $(VENV)

@@ -31,8 +31,17 @@ def _matcher_and_db():
 
 
 def _result_obj(match) -> dict:
-    return {"id": match.id, "title": match.title, "score": match.score,
-            "exporters": list(match.exporters), "url": paths.entry_url(match.id)}
+    """One match as JSON. `confidence` is the calibrated probability that the entry is the
+    right one (kb/calibration.json); `score` is the same number, kept for older clients."""
+    return {"id": match.id, "title": match.title, "score": match.score, "confidence": match.confidence,
+            "tier": match.tier, "tie": match.tie, "exporters": list(match.exporters),
+            "url": paths.entry_url(match.id)}
+
+
+def _results_obj(result, limit: int) -> dict:
+    """`results`: the confident answers; `possible`: below the threshold, shown as such."""
+    return {"results": [_result_obj(m) for m in result.confident[:limit]],
+            "possible": [] if result.confident else [_result_obj(m) for m in result.possible[:limit]]}
 
 
 def _entry_rows(db: Path, ids: list[str]) -> dict[str, dict]:
@@ -87,24 +96,33 @@ def search(text, file_, as_json, jsonl, limit):
     result = matcher.search(inp)
     confident = result.confident[:limit]
     if as_json:
-        click.echo(json.dumps({"results": [_result_obj(m) for m in confident]}, ensure_ascii=False))
+        click.echo(json.dumps(_results_obj(result, limit), ensure_ascii=False))
         sys.exit(0 if confident else 1)
     if not confident:
-        out.print("[bold]No confident match.[/] No entry in the catalogue explains this error yet.")
-        near = result.ranked[:3]
-        if near:
-            out.print("Closest entries, low confidence: " + ", ".join(f"{m.id} ({m.score:.2f})" for m in near))
+        out.print("[bold]No confident match.[/] No entry in the catalogue is known to explain this error.")
+        possible = result.possible[:limit]
+        if possible:
+            out.print("[bold]Possible matches[/] (low confidence: check the cause against your error):")
+            _print_matches(db, possible)
         out.print("If it is an export failure, please add it: run [bold]exportkb new ID[/] and see CONTRIBUTING.md.")
         sys.exit(1)
-    details = _entry_rows(db, [m.id for m in confident])
-    for rank, m in enumerate(confident, 1):
+    if sum(m.tie for m in confident) > 1:
+        out.print("[bold]These entries are equally likely:[/] the error text alone cannot tell them apart.")
+    _print_matches(db, confident)
+
+
+def _print_matches(db: Path, matches) -> None:
+    details = _entry_rows(db, [m.id for m in matches])
+    for rank, m in enumerate(matches, 1):
         row = details.get(m.id, {})
-        out.print(f"[bold]{rank}. {escape(m.title)}[/]  [dim]{m.id} · score {m.score:.2f} · {', '.join(m.exporters)}[/]")
+        tie = " · tie" if m.tie else ""
+        out.print(f"[bold]{rank}. {escape(m.title)}[/]  [dim]{m.id} · confidence {m.confidence:.2f}{tie} · "
+                  f"{', '.join(m.exporters)}[/]")
         if row:
             out.print(f"   [bold]Cause:[/] {escape(first_sentence(row['cause']))}")
             out.print(f"   [bold]Fix:[/] {escape(' '.join(row['fix'].split()))}")
         out.print(f"   {paths.entry_url(m.id)}")
-        if rank < len(confident):
+        if rank < len(matches):
             out.print()
 
 
@@ -125,7 +143,7 @@ def _search_jsonl(matcher, limit: int) -> None:
         except EmptyInput as exc:
             click.echo(json.dumps({"results": [], "error": f"line {lineno}: {exc}"}))
             continue
-        click.echo(json.dumps({"results": [_result_obj(m) for m in result.confident[:limit]]}, ensure_ascii=False))
+        click.echo(json.dumps(_results_obj(result, limit), ensure_ascii=False))
 
 
 @cli.command()

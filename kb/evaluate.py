@@ -1,6 +1,7 @@
 """How often search is right, on real reports it was not tuned on, against an FTS5 baseline.
 
     python -m kb.evaluate [--split test|train|all] [--json] [-v]     (make devset-eval)
+    python -m kb.evaluate --write     # also writes devset/evaluation.json (the docs page's data)
 
 The evidence base and its split are kb/devset.py's. `test` reports are scored by the
 matcher that kb.db holds (it learned from `train` only). `train` reports are scored
@@ -29,7 +30,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import devset
+from . import devset, paths
 from .build import ensure_built, load_matcher
 from .calibrate import FOLDS, fold_of
 from .devset import thread_key
@@ -146,12 +147,52 @@ def _table(title: str, per: dict[str, Tally], base: dict[str, Tally]) -> list[st
     return lines
 
 
+EVALUATION_FILE = "evaluation.json"
+
+
+def evidence_summary(reports: list[devset.Report]) -> dict:
+    """What the evidence base holds: reports per exporter, release, stage and label."""
+    def count(key) -> dict[str, int]:
+        out: dict[str, int] = defaultdict(int)
+        for r in reports:
+            out[key(r)] += 1
+        return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    def release(r: devset.Report) -> str:
+        if not r.torch:
+            return "not stated"
+        m = re.match(r"(\d+)\.(\d+)", r.torch)
+        return f"{m[1]}.{m[2]}" if m else "not stated"
+
+    return {
+        "reports": len(reports),
+        "threads": len({thread_key(r.source) for r in reports}),
+        "per_split": count(lambda r: r.split),
+        "per_exporter": count(lambda r: r.exporter or "unknown"),
+        "per_release": count(release),
+        "per_stage": count(lambda r: r.stage or "not stated"),
+        "labelled": sum(1 for r in reports if r.expected),
+        "per_label": count(lambda r: r.label),
+    }
+
+
+def write_evaluation(ev: Evaluation, reports: list[devset.Report], path: Path) -> dict:
+    from .matcher import Calibration
+    cal = Calibration.load()
+    data = {"figures": ev.as_dict(), "evidence": evidence_summary(reports),
+            "calibration": {"confident": cal.confident, "possible": cal.possible, "fitted_on": cal.fitted_on}}
+    path.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    return data
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     split = argv[argv.index("--split") + 1] if "--split" in argv else "all"
     reports = [r for r in devset.load() if split == "all" or r.split == split]
     db, _ = ensure_built()
     ev = evaluate(reports, db)
+    if "--write" in argv and split == "all":
+        write_evaluation(ev, reports, paths.root() / "devset" / EVALUATION_FILE)
     if "--json" in argv:
         print(json.dumps(ev.as_dict(), indent=2, sort_keys=True))
         return 0

@@ -16,6 +16,7 @@ each is worth from the train split.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # '  File "/x/site-packages/torch/onnx/utils.py", line 12, in export'. Windows paths too.
 _FRAME_FILE = re.compile(r'^[ \t]{0,12}File "(?P<file>[^"\n]{1,1000})", line \d{1,9}', re.MULTILINE)
@@ -67,6 +68,12 @@ def frame_modules(text: str) -> list[str]:
     return modules
 
 
+@lru_cache(maxsize=4096)
+def _family_of(module: str) -> frozenset[str] | None:
+    return next((ids for prefix, ids in _FAMILIES if module == prefix or module.startswith(prefix + ".")
+                 or module.startswith(prefix + "_")), None)
+
+
 def exporter_family(text: str) -> frozenset[str]:
     """The exporter ids the traceback's frames point at; empty when the frames say nothing.
 
@@ -74,8 +81,7 @@ def exporter_family(text: str) -> frozenset[str]:
     dynamo-based ONNX exporter, not strict `torch.export`."""
     family: frozenset[str] | None = None
     for module in frame_modules(text):
-        ids = next((ids for prefix, ids in _FAMILIES if module == prefix or module.startswith(prefix + ".")
-                    or module.startswith(prefix + "_")), None)
+        ids = _family_of(module)
         if ids is None:
             continue
         narrowed = ids if family is None else family & ids

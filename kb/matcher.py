@@ -3,12 +3,14 @@
 Given any text, it finds the exceptions in it (`extract`), then scores each candidate
 entry from evidence of several kinds (`features`):
 
-* declared patterns: an entry's RE2 expressions, all compiled into one `re2.Set`, hit
-  the exception raised last, or only an earlier one (a chained cause);
+* declared patterns: an entry's RE2 expressions (behind a literal prefilter,
+  kb/prefilter.py) hit the exception raised last, or only an earlier one (a chained
+  cause);
 * similarity: TF-IDF cosine between each exception's normalised head and every wording
   known for the entry (its runs on every release, its patterns' literal text, and the
   train reports labelled with it), and how far it leads the next entry's;
-* the exception type (by its last component), weighted by how few entries share it;
+* the type of the exception that gave that evidence (by its last component), weighted
+  by how few entries share it;
 * the exporter the traceback's frames point at, against the entry's exporters;
 * how much closer the text is to a train report that no entry explains.
 
@@ -21,6 +23,7 @@ tell them apart, and the result says so instead of picking one.
 """
 from __future__ import annotations
 
+import gc
 import json
 import math
 import re
@@ -34,6 +37,7 @@ import re2
 from .evidence import exception_type, exporter_family
 from .extract import ExceptionBlock, extract
 from .normalize import clean
+from .prefilter import Prefilter
 from .simindex import SimIndex, text_tokens
 from .textin import InputText, read_input
 
@@ -166,14 +170,10 @@ class Matcher:
         self.calibration = calibration or Calibration.load()
         self._by_id = {e.id: e for e in self.entries}
         self._patterns = {e.id: [re2.compile(p, _RE2_OPTIONS) for p in e.patterns] for e in self.entries}
-        # One set of every entry's patterns: a block is searched once, whatever the catalogue's size.
-        self._set = re2.Set.SearchSet(_RE2_OPTIONS)
-        self._set_owner: list[str] = []
-        for e in self.entries:
-            for p in e.patterns:
-                self._set.Add(p)
-                self._set_owner.append(e.id)
-        self._set.Compile()
+        # Every entry's patterns, behind one literal prefilter: a block runs only the
+        # patterns whose required text it holds, whatever the catalogue's size.
+        self._flat: list[tuple[str, object]] = [(e.id, p) for e in self.entries for p in self._patterns[e.id]]
+        self._prefilter = Prefilter([p for e in self.entries for p in e.patterns])
         owners: list[str] = []
         docs: list[list[str]] = []
         self._types: dict[str, set[str]] = {e.id: set() for e in self.entries}
@@ -198,6 +198,9 @@ class Matcher:
         n = max(len(self.entries), 2)
         # How telling a type is: 1 for a type one entry raises, near 0 for RuntimeError.
         self._type_weight = {t: math.log(n / c) / math.log(n) for t, c in type_df.items()}
+        # The index is many small long-lived objects; left to the cyclic collector, each
+        # full collection walks all of them in the middle of some later search.
+        gc.freeze()
 
     # -- evidence -----------------------------------------------------------------
     def pattern_hits(self, entry_id: str, blocks: Sequence[ExceptionBlock]) -> ExceptionBlock | None:
@@ -212,8 +215,11 @@ class Matcher:
         """Entry id -> index of the last block one of its patterns names."""
         hits: dict[str, int] = {}
         for i, block in enumerate(blocks):
-            for k in self._set.Match(block.text) or ():
-                hits[self._set_owner[k]] = i
+            text = block.text.encode("utf-8")  # once per block: re2 would encode a str per pattern
+            for k in self._prefilter.candidates(text):
+                owner, pattern = self._flat[k]
+                if pattern.search(text):
+                    hits[owner] = i
         return hits
 
     def features(self, blocks: Sequence[ExceptionBlock], family: frozenset[str] = frozenset()) -> dict[str, tuple[dict[str, float], ExceptionBlock]]:
@@ -222,8 +228,8 @@ class Matcher:
         if not blocks:
             return {}
         raised_i = max((i for i, b in enumerate(blocks) if b.kind == "exception"), default=len(blocks) - 1)
-        raised_type = exception_type(blocks[raised_i].type)
         hits = self._hits(blocks)
+        raised_named = raised_i in hits.values()
         sims: dict[str, tuple[float, int]] = {}
         for i, block in enumerate(blocks):
             for owner, s in self._index.best(text_tokens(block.text)).items():
@@ -237,20 +243,27 @@ class Matcher:
             sim, sim_i = sims.get(eid, (0.0, raised_i))
             others = max((sims[o][0] for o in by_sim[:2] if o != eid), default=0.0)
             hit_i = hits.get(eid)
+            evidence_i = hit_i if hit_i is not None else sim_i
+            # The type of the exception that gave the evidence: a wrapper raised around it
+            # (ONNX's ConversionError around an AssertionError) says nothing against it.
+            etype = exception_type(blocks[evidence_i].type)
             types = self._types.get(eid, set())
             exporters = set(self._by_id[eid].exporters)
             feats = {
-                "pattern": float(hit_i == raised_i),
-                "pattern_cause": float(hit_i is not None and hit_i != raised_i),
+                # A pattern that names an earlier exception (a chained cause under a wrapper)
+                # is as good as one naming the raised exception, unless another entry's
+                # pattern names the raised one: then it is only the cause's explanation.
+                "pattern": float(hit_i is not None and (hit_i == raised_i or not raised_named)),
+                "pattern_cause": float(hit_i is not None and hit_i != raised_i and raised_named),
                 "sim": sim,
                 "sim_margin": sim - others,
-                "type_match": self._type_weight.get(raised_type, 0.0) if raised_type in types else 0.0,
-                "type_clash": float(bool(raised_type) and bool(types) and raised_type not in types),
+                "type_match": self._type_weight.get(etype, 0.0) if etype in types else 0.0,
+                "type_clash": float(bool(etype) and bool(types) and etype not in types),
                 "family_agree": float(bool(family & exporters)),
                 "family_clash": float(bool(family) and not family & exporters),
                 "unexplained_margin": max(0.0, unexplained - sim),
             }
-            out[eid] = (feats, blocks[hit_i if hit_i is not None else sim_i])
+            out[eid] = (feats, blocks[evidence_i])
         return out
 
     # -- public API ---------------------------------------------------------------

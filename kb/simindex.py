@@ -1,11 +1,9 @@
 """TF-IDF similarity between an error text and many documents, through an inverted index.
 
 Each document is an error text observed for an entry (or the literal text of one of its
-patterns, or a labelled train report). A query is scored against the documents that
-share one of its informative words, not against all of them, so the cost of a query
-grows with the overlap rather than with the size of the catalogue: a word found in
-more than MAX_DF_SHARE of the documents ("error", "torch") only adds to documents that
-a rarer word already brought in.
+patterns, or a labelled train report). A query is scored only against the documents
+that share its most telling words (the highest idf), not against all of them, so the
+cost of a query is bounded whatever the size of the catalogue.
 """
 from __future__ import annotations
 
@@ -18,9 +16,9 @@ from .normalize import normalize
 
 HEAD_LINES = 8
 HEAD_CHARS = 1200
-MAX_DF_SHARE = 0.05
-MIN_COMMON_DF = 50  # below this many documents no word counts as common
-MAX_CANDIDATES = 400  # documents scored exactly per query, by their partial score
+RARE_TERMS = 12  # the query's most telling words that choose the candidates
+MAX_POSTINGS = 500  # documents read per such word
+MAX_CANDIDATES = 32  # documents scored exactly per query
 
 _TOKEN = re.compile(r"<\w{1,10}>|[a-z_][a-z0-9_]{1,60}")
 _STOP = frozenset(
@@ -59,12 +57,10 @@ class SimIndex:
         self.idf = {t: math.log((self.n + 1) / (c + 1)) + 1.0 for t, c in df.items()}
         self.unseen_idf = math.log(self.n + 1) + 1.0
         self.vectors = [self.vector(d) for d in docs]
-        common = max(MIN_COMMON_DF, int(MAX_DF_SHARE * self.n))
-        self.postings: dict[str, list[tuple[int, float]]] = {}
+        self.postings: dict[str, list[int]] = {}
         for i, vec in enumerate(self.vectors):
-            for t, w in vec.items():
-                self.postings.setdefault(t, []).append((i, w))
-        self.common = frozenset(t for t, p in self.postings.items() if len(p) > common)
+            for t in vec:
+                self.postings.setdefault(t, []).append(i)
 
     def vector(self, toks: Iterable[str]) -> dict[str, float]:
         counts = Counter(toks)
@@ -73,25 +69,23 @@ class SimIndex:
         return {t: v / norm for t, v in vec.items()}
 
     def best(self, toks: list[str]) -> dict[str, float]:
-        """Each owner's highest cosine with the query (owners with no shared word are absent)."""
+        """Each owner's highest cosine with the query (owners with no shared word are absent).
+
+        Candidates are the documents that share one of the query's RARE_TERMS most telling
+        words (by idf), ranked by that overlap; only the best MAX_CANDIDATES get an exact
+        cosine. The cost is bounded whatever the index's size."""
         qv = self.vector(toks)
-        partial: dict[int, float] = {}
-        for t, qw in qv.items():
-            if t in self.common:
-                continue
-            for d, w in self.postings.get(t, ()):
-                partial[d] = partial.get(d, 0.0) + qw * w
-        if not partial:  # only common words: score the documents they bring, bounded
-            for t in sorted((t for t in qv if t in self.postings), key=lambda t: -qv[t])[:3]:
-                for d, _ in self.postings[t][:MAX_CANDIDATES]:
-                    partial.setdefault(d, 0.0)
-        candidates = sorted(partial, key=partial.__getitem__, reverse=True)[:MAX_CANDIDATES]
-        # The exact cosine: the partial sum plus what the common words add.
-        qcommon = [(t, qw) for t, qw in qv.items() if t in self.common]
+        known = sorted((t for t in qv if t in self.postings), key=lambda t: -qv[t])[:RARE_TERMS]
+        overlap: dict[int, float] = {}
+        for t in known:
+            w = qv[t]
+            for d in self.postings[t][:MAX_POSTINGS]:
+                overlap[d] = overlap.get(d, 0.0) + w
+        candidates = sorted(overlap, key=overlap.__getitem__, reverse=True)[:MAX_CANDIDATES]
         best: dict[str, float] = {}
+        get = qv.get
         for d in candidates:
-            dv = self.vectors[d]
-            s = partial[d] + sum(qw * dv.get(t, 0.0) for t, qw in qcommon)
+            s = sum(w * get(t, 0.0) for t, w in self.vectors[d].items())
             owner = self.owners[d]
             if s > best.get(owner, 0.0):
                 best[owner] = s

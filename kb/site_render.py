@@ -7,6 +7,7 @@ would turn each incremental build into a full one.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,7 +64,18 @@ def pages(data: SiteData, env: jinja2.Environment, pages_dir: Path | None = None
     out["browse/tags.rst"] = env.get_template("by-tag.rst.j2").render(data=data)
     out["browse/stages.rst"] = env.get_template("by-stage.rst.j2").render(data=data)
     out["corpus/index.rst"] = env.get_template("corpus.rst.j2").render(data=data)
+    out["accuracy/index.rst"] = env.get_template("accuracy.rst.j2").render(acc=accuracy(), pct=_pct)
     return out
+
+
+def accuracy() -> dict | None:
+    """The search evaluation that `python -m kb.evaluate --write` committed, if any."""
+    path = paths.root() / "devset" / "evaluation.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}%"
 
 
 def write_tree(files: dict[str, str], out: Path) -> RenderReport:

@@ -32,10 +32,11 @@ def test_search_json_has_exactly_the_documented_shape():
     r = run("search", "--json", OLD_STATIC)
     assert r.returncode == 0
     data = json.loads(r.stdout)
-    assert list(data) == ["results"]
+    assert list(data) == ["results", "possible"]
     best = data["results"][0]
-    assert list(best) == ["id", "title", "score", "exporters", "url"]
-    assert best["id"] == "static-batch-size"
+    assert list(best) == ["id", "title", "score", "confidence", "tier", "tie", "exporters", "url"]
+    assert best["id"] == "static-batch-size" and best["tier"] == "confident" and data["possible"] == []
+    assert 0.0 < best["confidence"] <= 1.0
     scores = [x["score"] for x in data["results"]]
     assert scores == sorted(scores, reverse=True)
 
@@ -58,7 +59,7 @@ def test_search_jsonl_batch():
     assert len(out) == 4
     assert out[0]["results"][0]["id"] == "static-batch-size"
     assert out[1]["results"] == [] and "line 2" in out[1]["error"]
-    assert out[2] == {"results": []}
+    assert out[2]["results"] == []
     assert out[3]["results"] == [] and "no input" in out[3]["error"]
 
 

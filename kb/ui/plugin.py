@@ -76,7 +76,7 @@ async def _parse_form(request) -> tuple[dict[str, str], str | None]:
 async def home(datasette, request):
     lang = _lang(request.args.get("lang"))
     context = {"langs": LANGS, "lang": lang, "query": "", "results": None, "notes": [], "error": None,
-               "near": [], "contribute_url": CONTRIBUTE_URL}
+               "possible": [], "contribute_url": CONTRIBUTE_URL}
     status = 200
     if request.method == "POST":
         form, error = await _parse_form(request)
@@ -95,7 +95,8 @@ async def home(datasette, request):
                 confident = result.confident[:5]
                 details = await _entry_details(_db(datasette), [m.id for m in confident])
                 context["notes"] = inp.notes
-                context["near"] = [m for m in result.ranked[:3] if m.score < 0.5]
+                # Below the threshold, the matches still above the `possible` tier are offered as such.
+                context["possible"] = [] if confident else result.possible[:3]
                 context["results"] = [
                     {"match": m, "cause": first_sentence(details[m.id]["cause"]),
                      "torch_versions": details[m.id].get("torch_versions", []),
