@@ -14,8 +14,9 @@ For each split and each exporter:
   three of what the user is shown (the confident answers, else the possible matches);
 * useful: the right entry is shown first, over all reports (`none:` ones included: no
   entry can be right for them until the catalogue explains their cause);
-* confidently wrong: a confident answer that is not the label, over all reports (any
-  confident answer to a `none:` report is wrong);
+* confidently wrong: a confident answer that is not the label (for a tie: none of the
+  tied entries is the label), over all reports (any confident answer to a `none:`
+  report is wrong);
 * the same for plain SQLite FTS5 (bm25) over the entries' prose: what a search box over
   the catalogue would do without a matcher. It always answers, so each wrong first
   result counts as confidently wrong.
@@ -57,7 +58,7 @@ class Tally:
             self.top1 += shown[:1] == [expected]
             self.top3 += expected in shown[:3]
         self.useful += bool(expected) and shown[:1] == [expected]
-        wrong = bool(confident) and confident[0] != expected
+        wrong = bool(confident) and expected not in confident
         self.confidently_wrong += wrong
         self.possible_only += not confident and bool(shown)
         if shown[:1] != [expected] and (expected or confident):
@@ -124,7 +125,9 @@ def evaluate(reports: list[devset.Report], db: Path) -> Evaluation:
                 continue
             result = matcher.search(report.text)
             shown = [m.id for m in result.shown]
-            confident = [m.id for m in result.confident]
+            # The confident answer: the best entry, or every entry of a tie (shown together
+            # as equally likely, so the right one among them is not a wrong answer).
+            confident = [m.id for m in result.confident if m.tie] or [m.id for m in result.confident[:1]]
             ranking = fts_ranking(conn, report.text)
             for exp in ("all", report.exporter or "unknown"):
                 ev.matcher[report.split][exp].add(report, shown, confident)

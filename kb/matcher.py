@@ -18,8 +18,8 @@ A logistic model turns the features into a confidence in [0, 1]. Its weights and
 two thresholds (`confident`, `possible`) are fitted on the train split only, by
 kb/calibrate.py, and stored in kb/calibration.json. Above `confident` the matcher
 answers; between the two it offers "possible matches", shown as such; below, nothing.
-Entries whose confidences are within `tie` of the best are a tie: the text cannot
-tell them apart, and the result says so instead of picking one.
+Entries at least `tie` times as likely as the best one are a tie: the text cannot tell
+them apart, and the result says so instead of picking one.
 """
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ class Calibration:
     bias: float
     confident: float  # at or above: the matcher answers
     possible: float  # at or above (and below confident): offered as a possible match
-    tie: float  # confidences this close to the best are shown as a tie
+    tie: float  # an entry at least this fraction as likely as the best one ties with it
     fitted_on: str = "hand-set defaults"
 
     @classmethod
@@ -89,7 +89,7 @@ class Calibration:
 DEFAULT_CALIBRATION = Calibration(
     weights={"pattern": 4.0, "pattern_cause": 2.0, "sim": 5.0, "sim_margin": 2.0, "type_match": 1.0,
              "type_clash": -1.0, "family_agree": 0.5, "family_clash": -1.5, "unexplained_margin": -3.0},
-    bias=-4.0, confident=0.5, possible=0.15, tie=0.01,
+    bias=-4.0, confident=0.5, possible=0.15, tie=0.75,
 )
 
 
@@ -276,11 +276,15 @@ class Matcher:
             ranked.append(Match(eid, e.title, conf, e.exporters, feats["pattern"] + feats["pattern_cause"] > 0,
                                 round(feats["sim"], 4), block.text, features=feats))
         ranked.sort(key=lambda m: (-m.score, m.id))
-        top = ranked[0].score if ranked else 0.0
         for m in ranked:
             m.tier = "confident" if m.score >= cal.confident else "possible" if m.score >= cal.possible else "unlikely"
-            m.tie = top - m.score <= cal.tie and m.tier != "unlikely" and len(ranked) > 1 and \
-                sum(top - x.score <= cal.tie for x in ranked) > 1
+        # A tie: entries at least `tie` times as likely as the best one. The text cannot
+        # order them, so they are shown together, in the best one's tier.
+        if ranked and ranked[0].tier != "unlikely":
+            group = [m for m in ranked if m.score >= cal.tie * ranked[0].score and m.score >= cal.possible]
+            if len(group) > 1:
+                for m in group:
+                    m.tie, m.tier = True, ranked[0].tier
         return ranked
 
     def search(self, data: bytes | str | InputText) -> SearchResult:

@@ -1,0 +1,62 @@
+"""Confident answers, possible matches and ties (kb/matcher.py), on the repository's catalogue."""
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+
+from kb.matcher import Calibration
+from conftest import REPO
+
+STATIC = "AssertionError: Guard failed: x.size()[0] == 2"
+# Torch 2.13's wording when code branches on a value read from a tensor; the same error
+# comes from an `if` on the value and from a guard an operator adds on it.
+EQ_U0 = ("torch.fx.experimental.symbolic_shapes.GuardOnDataDependentSymNode: Could not guard on "
+         "data-dependent expression Eq(u0, 1) (unhinted: Eq(u0, 1)).  (Size-like symbols: none)")
+
+
+def with_calibration(matcher, **changes):
+    matcher.calibration = dataclasses.replace(matcher.calibration, **changes)
+    return matcher
+
+
+def test_confidence_is_a_probability_and_orders_the_ranking(repo_matcher):
+    ranked = repo_matcher.search(STATIC).ranked
+    assert ranked[0].id == "static-batch-size"
+    assert all(0.0 <= m.confidence <= 1.0 for m in ranked)
+    assert [m.confidence for m in ranked] == sorted((m.confidence for m in ranked), reverse=True)
+
+
+def test_below_the_threshold_the_best_entries_are_possible_matches(repo_matcher):
+    cal = repo_matcher.calibration
+    try:
+        result = with_calibration(repo_matcher, confident=1.01).search(STATIC)
+        assert result.best is None and result.confident == []
+        assert result.possible[0].id == "static-batch-size" and result.shown == result.possible
+        assert all(m.confidence >= cal.possible for m in result.possible)
+    finally:
+        repo_matcher.calibration = cal
+
+
+def test_entries_the_text_cannot_order_are_a_tie(repo_matcher):
+    result = repo_matcher.search(EQ_U0)
+    tied = {m.id for m in result.shown if m.tie}
+    assert tied == {"data-dependent-branch", "data-dependent-guard"}, [(m.id, m.confidence) for m in result.ranked[:3]]
+    cal = repo_matcher.calibration
+    try:  # with a tie ratio of 1, only equal confidences would tie
+        assert not any(m.tie for m in with_calibration(repo_matcher, tie=1.0).search(EQ_U0).ranked)
+    finally:
+        repo_matcher.calibration = cal
+
+
+def test_cli_offers_possible_matches_and_says_they_are_not_an_answer(tmp_path):
+    text = "Guard failed: x.size()[0] == 2"  # the message alone, without its exception type
+    env = {**os.environ}
+    r = subprocess.run([sys.executable, "-m", "kb.cli", "search", "--json", text], capture_output=True,
+                       cwd=REPO, env=env, timeout=120)
+    data = json.loads(r.stdout)
+    shown = data["results"] or data["possible"]
+    assert shown and shown[0]["id"] == "static-batch-size"
+    assert (r.returncode == 0) == bool(data["results"])
+    for obj in data["possible"]:
+        assert obj["tier"] == "possible"
