@@ -39,9 +39,9 @@ def _result_obj(match) -> dict:
 
 
 def _results_obj(result, limit: int) -> dict:
-    """`results`: the confident answers; `possible`: below the threshold, shown as such."""
+    """`results`: the confident answers; `possible`: the matches below the threshold, shown as such."""
     return {"results": [_result_obj(m) for m in result.confident[:limit]],
-            "possible": [] if result.confident else [_result_obj(m) for m in result.possible[:limit]]}
+            "possible": [_result_obj(m) for m in result.possible[:limit]]}
 
 
 def _entry_rows(db: Path, ids: list[str]) -> dict[str, dict]:
@@ -109,6 +109,11 @@ def search(text, file_, as_json, jsonl, limit):
     if sum(m.tie for m in confident) > 1:
         out.print("[bold]These entries are equally likely:[/] the error text alone cannot tell them apart.")
     _print_matches(db, confident)
+    others = result.possible[:max(0, limit - len(confident))]
+    if others:
+        out.print()
+        out.print("[dim]Other possible matches (low confidence): " +
+                  ", ".join(f"{escape(m.id)} ({m.confidence:.2f})" for m in others) + "[/]")
 
 
 def _print_matches(db: Path, matches) -> None:

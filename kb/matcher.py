@@ -141,8 +141,8 @@ class SearchResult:
 
     @property
     def shown(self) -> list[Match]:
-        """What a user sees: the confident matches, else the possible ones."""
-        return self.confident or self.possible
+        """What a user sees: the confident matches, then the possible ones below them."""
+        return self.confident + self.possible
 
 
 def bounded_blocks(blocks: Sequence[ExceptionBlock]) -> list[ExceptionBlock]:

@@ -96,7 +96,7 @@ async def home(datasette, request):
                 details = await _entry_details(_db(datasette), [m.id for m in confident])
                 context["notes"] = inp.notes
                 # Below the threshold, the matches still above the `possible` tier are offered as such.
-                context["possible"] = [] if confident else result.possible[:3]
+                context["possible"] = result.possible[:3]
                 context["results"] = [
                     {"match": m, "cause": first_sentence(details[m.id]["cause"]),
                      "torch_versions": details[m.id].get("torch_versions", []),
