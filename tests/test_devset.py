@@ -101,3 +101,20 @@ def test_unrelated_errors_are_not_answered_confidently(train_eval):
     assert len(unrelated) >= 8
     wrong = [m for m in tally.misses if m["label"] == "none:unrelated" and m["confident"]]
     assert len(wrong) <= 1, wrong
+
+
+def test_published_figures_are_what_the_evaluation_gives():
+    """devset/evaluation.json (the docs page's data) and the README's table are current."""
+    from kb.evaluate import EVALUATION_FILE
+    db, _ = ensure_built()
+    fresh = evaluate(REPORTS, db).as_dict()
+    committed = json.loads((REPO / "devset" / EVALUATION_FILE).read_text(encoding="utf-8"))
+    assert committed["figures"] == json.loads(json.dumps(fresh)), "run: python -m kb.evaluate --write"
+    test = committed["figures"]["matcher"]["test"]["all"]
+    fts = committed["figures"]["fts5"]["test"]["all"]
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert (f"| exportkb matcher | {test['top1']}% | {test['top3']}% | {test['useful']}% | "
+            f"{test['confidently_wrong']}% |") in readme
+    assert (f"| plain FTS5 over the entries | {fts['top1']}% | {fts['top3']}% | {fts['useful']}% | "
+            f"{fts['confidently_wrong']}% |") in readme
+    assert f"({test['reports']} reports, {test['labelled']} of them" in readme
