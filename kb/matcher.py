@@ -50,7 +50,7 @@ CONFIDENT = 0.5
 MAX_BLOCKS = 12
 # Similarity candidates per search besides every pattern hit.
 MAX_SIMILAR = 12
-FEATURES = ("pattern", "pattern_cause", "sim", "sim_margin", "type_match", "type_clash",
+FEATURES = ("pattern", "pattern_cause", "pattern_alone", "sim", "sim_margin", "type_match", "type_clash",
             "family_agree", "family_clash", "unexplained_margin")
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
@@ -255,6 +255,8 @@ class Matcher:
                 # pattern names the raised one: then it is only the cause's explanation.
                 "pattern": float(hit_i is not None and (hit_i == raised_i or not raised_named)),
                 "pattern_cause": float(hit_i is not None and hit_i != raised_i and raised_named),
+                # no other entry's pattern names the same exception
+                "pattern_alone": float(hit_i is not None and sum(j == hit_i for j in hits.values()) == 1),
                 "sim": sim,
                 "sim_margin": sim - others,
                 "type_match": self._type_weight.get(etype, 0.0) if etype in types else 0.0,
