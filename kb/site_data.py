@@ -13,10 +13,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .build import load_matcher
-from .version_status import code_hash, release_key
 from .catalogue import EXPORTERS, STAGES
-from .extract import extract
+from .version_status import code_hash, release_key
 
 PASS = "ok"
 FAIL = "fail"
@@ -169,7 +167,7 @@ def _rows(conn: sqlite3.Connection, sql: str, *args) -> list[sqlite3.Row]:
     return conn.execute(sql, args).fetchall()
 
 
-def _entry_page(conn: sqlite3.Connection, row: sqlite3.Row, matcher) -> EntryPage:
+def _entry_page(conn: sqlite3.Connection, row: sqlite3.Row) -> EntryPage:
     eid = row["id"]
     page = EntryPage(
         id=eid, title=row["title"], rule=row["rule"], exporters=json.loads(row["exporters"]),
@@ -191,12 +189,13 @@ def _entry_page(conn: sqlite3.Connection, row: sqlite3.Row, matcher) -> EntryPag
             continue
         if current.get(o["case"]) != o["case_hash"]:
             continue  # a run of an earlier version of the script
-        # The exception the entry explains, not the wrapper around it: the same choice
-        # kb.build makes for entry_texts.
-        # Only errors the entry's patterns name: a script that fails differently on an old
-        # release shows up in the status table as "fails with another error", not here.
-        block = matcher.pattern_hits(eid, extract(o["traceback"] or o["message"] or ""))
-        text = block.text.strip("\n") if block is not None else ""
+        # Only errors the entry's patterns name (kb.classify decided at build time, and
+        # error_text is then the exception the entry explains, not a wrapper around it): a
+        # script that fails differently on an old release shows up in the status table as
+        # "fails with another error", not here.
+        if not o["reproduces"]:
+            continue
+        text = o["error_text"] or ""
         if not text.strip():
             continue
         key = (o["case"], text)
@@ -283,8 +282,7 @@ def load(db: Path) -> SiteData:
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     conn.row_factory = sqlite3.Row
     try:
-        matcher = load_matcher(db)
-        entries = [_entry_page(conn, r, matcher) for r in _rows(conn, "select * from entries order by id")]
+        entries = [_entry_page(conn, r) for r in _rows(conn, "select * from entries order by id")]
         return SiteData(entries, _corpus(conn), _entry_runs(conn))
     finally:
         conn.close()
