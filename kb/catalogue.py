@@ -13,6 +13,7 @@ from pathlib import Path
 
 import re2
 
+from .matcher import _RE2_OPTIONS  # validate patterns with the options the matcher compiles them with
 # Stable exporter ids (see DESIGN.md). An entry names the ones its failure concerns.
 EXPORTERS = (
     "export", "export-strict", "export-dynamic", "jit-script", "jit-trace",
@@ -27,10 +28,6 @@ REF_KINDS = ("exportdb", "graph_breaks", "issues", "docs")
 CORPUS_SOURCES = ("transformers", "torchvision", "timm", "exportdb", "entry")
 _ISSUE_REF = re.compile(r"[\w.-]+/[\w.-]+#\d+")
 ID_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-
-_RE2_OPTIONS = re2.Options()
-_RE2_OPTIONS.log_errors = False  # report bad patterns through EntryError, not stderr
-
 
 class EntryError(ValueError):
     """A broken entry; the message names the entry folder and exactly what is wrong."""

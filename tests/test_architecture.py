@@ -43,14 +43,13 @@ def test_search_runs_in_a_process_without_torch():
 # the layers below it, never from one above; the longest matching prefix places a module.
 # The CLI is the face: its collector commands load collectors/ inside the command.
 LAYERS = (
-    ("face", ("kb.cli",)),
+    ("face", ("kb.cli", "kb.site.__main__")),
     ("collectors", ("collectors",)),
-    ("readers of kb.db", ("kb.site", "kb.site_data", "kb.site_render", "kb.site_rst", "kb.site_i18n", "kb.site_fork",
-                          "kb.site_sphinx", "kb.ui", "kb.evaluate", "kb.unexplained")),
+    ("readers of kb.db", ("kb.site", "kb.ui", "kb.tidy", "kb.evaluate", "kb.unexplained")),
     ("build", ("kb.build",)),
     ("rules", ("kb.classify", "kb.version_status")),
     ("foundation", ("kb", "kb.paths", "kb.normalize", "kb.textin", "kb.extract", "kb.observations",
-                    "kb.matcher", "kb.catalogue")),
+                    "kb.matcher", "kb.catalogue", "kb.site.languages", "kb.site.rst")),
 )
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from kb import site, site_i18n, site_render, site_rst
+from kb.site import builder as site, i18n as site_i18n, render as site_render, rst as site_rst
 from test_site_helpers import (
     LANGS,
     REPO,
@@ -311,13 +311,13 @@ def test_escaped_space_lets_a_particle_follow_a_literal():
 
 
 def _mini_translated_build(tmp_path: Path, msgstr: str) -> subprocess.CompletedProcess:
-    """A one-page Korean Sphinx project with kb.site_sphinx and one translated message."""
+    """A one-page Korean Sphinx project with kb.site.sphinx_ext and one translated message."""
     from babel.messages.catalog import Catalog
     from babel.messages.pofile import write_po
 
     src = tmp_path / "src"
     (src / "locale" / "ko" / "LC_MESSAGES").mkdir(parents=True)
-    (src / "conf.py").write_text('extensions = ["kb.site_sphinx"]\nlanguage = "ko"\nlocale_dirs = ["locale"]\n')
+    (src / "conf.py").write_text('extensions = ["kb.site.sphinx_ext"]\nlanguage = "ko"\nlocale_dirs = ["locale"]\n')
     (src / "index.rst").write_text("Title\n=====\n\nRun it with ``python``.\n")
     cat = Catalog(locale="ko")
     cat.add("Title", "제목")
@@ -330,7 +330,7 @@ def _mini_translated_build(tmp_path: Path, msgstr: str) -> subprocess.CompletedP
 
 def test_translation_with_broken_inline_markup_fails_the_build(tmp_path):
     """A Korean particle glued to ``literal`` leaves raw backticks, which docutils does not
-    report; kb.site_sphinx does, and -W turns that into a failure. With the escaped space
+    report; kb.site.sphinx_ext does, and -W turns that into a failure. With the escaped space
     that docs/TRANSLATING.md asks for, the same sentence builds."""
     good = _mini_translated_build(tmp_path / "good", "``python``\\ 으로 실행합니다.")
     assert good.returncode == 0, good.stderr
@@ -373,9 +373,11 @@ def test_corpus_pages_render_a_table_chart_and_causes(built, tmp_path):
 
 
 def test_site_modules_do_not_import_torch():
-    for name in ("site", "site_data", "site_render", "site_rst", "site_i18n", "site_sphinx"):
-        source = (REPO / "kb" / f"{name}.py").read_text(encoding="utf-8")
-        assert not re.search(r"^\s*(import|from)\s+(torch|collectors)\b", source, re.M), name
+    modules = sorted((REPO / "kb" / "site").glob("*.py"))
+    assert {"builder.py", "data.py", "render.py", "rst.py", "i18n.py", "sphinx_ext.py"} <= {p.name for p in modules}
+    for path in modules:
+        source = path.read_text(encoding="utf-8")
+        assert not re.search(r"^\s*(import|from)\s+(torch|collectors)\b", source, re.M), path.name
 
 
 def test_templates_are_rendered_by_the_site_package():

@@ -109,7 +109,7 @@ def site_build(tmp_path_factory) -> SiteBuild:
     """Build en, ko and zh_CN once per test session, with complete catalogues and -W."""
     if "site" in _BUILD:
         return _BUILD["site"]
-    from kb import site, site_i18n
+    from kb.site import builder as site, i18n as site_i18n
 
     base = tmp_path_factory.mktemp("site")
     src, out = base / "src", base / "out"
@@ -126,7 +126,7 @@ def real_catalogue_build(tmp_path_factory) -> Path | None:
     """The site built with the committed catalogues, once they are complete; else None."""
     if "real" in _BUILD:
         return _BUILD["real"]
-    from kb import site
+    from kb.site import builder as site
 
     built = site_build(tmp_path_factory)
     html = None

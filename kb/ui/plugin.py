@@ -16,9 +16,9 @@ from datasette import Response, hookimpl
 from kb import paths
 from kb.build import load_matcher
 from kb.catalogue import EXPORTERS, first_sentence
+from kb.site.languages import LANGUAGES as LANGS
 from kb.textin import EmptyInput, read_input
 
-LANGS = {"en": "English", "ko": "한국어", "zh_CN": "简体中文"}
 CONTRIBUTE_URL = "/contribute"  # CONTRIBUTING.md, served from the checkout
 # Pastes beyond this are refused before parsing: the matcher reads at most 1 MB of the
 # tail anyway, and the form is for errors and logs, not uploads.
@@ -158,6 +158,7 @@ async def _exporters(db) -> list[str]:
     return [e for e in EXPORTERS if e in seen] + sorted(seen - set(EXPORTERS))
 
 
+_LANG_RE = "|".join(LANGS)
 GUIDES = {"en": "CONTRIBUTING.md", "ko": "CONTRIBUTING.ko.md", "zh_CN": "CONTRIBUTING.zh.md"}
 
 
@@ -192,8 +193,8 @@ def register_routes():
         (r"^/matrix$", matrix),
         (r"^/contribute$", contribute),
         (r"^/docs/?$", docs_index),
-        (r"^/docs/(?P<lang>en|ko|zh_CN)/entries/(?P<entry_id>[a-z0-9-]{1,100})\.html$", docs_entry),
-        (r"^/docs/(?P<lang>en|ko|zh_CN)/?$", docs_index),
+        (rf"^/docs/(?P<lang>{_LANG_RE})/entries/(?P<entry_id>[a-z0-9-]{{1,100}})\.html$", docs_entry),
+        (rf"^/docs/(?P<lang>{_LANG_RE})/?$", docs_index),
     ]
 
 

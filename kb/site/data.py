@@ -13,15 +13,16 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .catalogue import EXPORTERS, STAGES
-from .version_status import code_hash, release_key
+from ..catalogue import EXPORTERS, STAGES
+from ..version_status import code_hash, release_key
 
 PASS = "ok"
 FAIL = "fail"
 
 
 @dataclass
-class Case:
+class Script:
+    """One of an entry's runnable scripts (not collectors.corpus.base.Case, a built model)."""
     name: str
     kind: str  # "failing" or "fixed"
     exporter: str
@@ -75,7 +76,7 @@ class EntryPage:
     fix: str
     notes: str
     refs: dict[str, list[str]]
-    cases: list[Case] = field(default_factory=list)
+    cases: list[Script] = field(default_factory=list)
     errors: list[ObservedError] = field(default_factory=list)
     statuses: list[VersionStatus] = field(default_factory=list)
     corpus_models: list[tuple[str, int]] = field(default_factory=list)  # (model, observations)
@@ -179,7 +180,7 @@ def _entry_page(conn: sqlite3.Connection, row: sqlite3.Row) -> EntryPage:
     # failing.py first, its variants by name, the fixed script last: the order a reader compares them.
     for c in _rows(conn, 'select * from cases where entry = ? order by kind = \'fixed\', "case" != \'failing.py\', "case"',
                    eid):
-        page.cases.append(Case(c["case"], c["kind"], c["exporter"], c["code"]))
+        page.cases.append(Script(c["case"], c["kind"], c["exporter"], c["code"]))
     obs = _rows(conn, "select * from observations where source = 'entry' and entry = ? order by key", eid)
 
     errors: dict[tuple[str, str], ObservedError] = {}
