@@ -212,8 +212,14 @@ def _select_entries(entry_ids: tuple[str, ...]) -> list:
 @click.option("--record", is_flag=True, help="Append each run to observations/entries.jsonl.")
 @click.option("--jobs", "-j", default=2, show_default=True, type=click.IntRange(1, 64))
 @click.option("--timeout", default=300.0, show_default=True, help="Seconds allowed per script.")
-def check(entry_ids, record, jobs, timeout):
+@click.option("--catalogue", "catalogue_only", is_flag=True,
+              help="Instead, check every cross-reference (fixes, kb.db's metadata, paths and names in docs and code); "
+                   "fast, no torch.")
+def check(entry_ids, record, jobs, timeout, catalogue_only):
     """Run entries' failing and fixed scripts on the installed torch and judge them."""
+    if catalogue_only:
+        _check_catalogue()
+        return
     try:
         from collectors.check import check_entries
     except ImportError as exc:  # the collectors need the [collect] extra
@@ -242,6 +248,30 @@ def check(entry_ids, record, jobs, timeout):
     out.print(f"{counts['pass']} pass, {counts['no-repro']} no-repro, {counts['error']} error on torch {torch_version}"
               + (f"; {len(retired)} retired" if retired else ""))
     sys.exit(1 if bad else 0)
+
+
+def _check_catalogue() -> None:
+    from .build import ensure_built
+    from .tidy import check_catalogue
+
+    try:
+        catalogue = load_catalogue(paths.entries_dir())
+        db, _ = ensure_built()
+    except EntryError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        from collectors.fixes import TRANSFORMS  # no torch at import: the transforms import it when they run
+    except ImportError as exc:
+        TRANSFORMS = None
+        err.print(f"[yellow]note:[/] the automatic fixes' transforms are not checked ({escape(str(exc))})")
+    problems = check_catalogue(catalogue, db, TRANSFORMS)
+    for problem in problems:
+        out.print(f"[red]error[/]     {escape(problem)}")
+    fixes = sum(e.auto_fix is not None for e in catalogue)
+    if problems:
+        out.print(f"{len(problems)} broken reference(s)")
+        sys.exit(1)
+    out.print(f"catalogue: {len(catalogue)} entries, {fixes} automatic fixes, kb.db described, every reference resolves")
 
 
 def _retired_entries(ids: list[str]) -> list[tuple[str, str]]:

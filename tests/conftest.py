@@ -23,9 +23,17 @@ def kb_root(tmp_path, monkeypatch):
 
 
 @pytest.fixture(scope="session")
-def repo_matcher():
-    """The matcher over the repository's kb.db, built first if stale."""
-    from kb.build import ensure_built, load_matcher
+def kb_db() -> Path:
+    """The repository's kb.db, built if stale."""
+    from kb.build import ensure_built
 
     db, _ = ensure_built()
-    return load_matcher(db)
+    return db
+
+
+@pytest.fixture(scope="session")
+def repo_matcher(kb_db):
+    """The matcher over the repository's kb.db."""
+    from kb.build import load_matcher
+
+    return load_matcher(kb_db)

@@ -36,15 +36,6 @@ def built(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def kb_db() -> Path:
-    """The repository's kb.db, built if stale."""
-    from kb.build import ensure_built
-
-    db, _ = ensure_built()
-    return db
-
-
-@pytest.fixture(scope="session")
 def kb_rows(kb_db):
     with closing(sqlite3.connect(kb_db)) as conn:
         conn.row_factory = sqlite3.Row
