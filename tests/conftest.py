@@ -37,3 +37,20 @@ def repo_matcher(kb_db):
     from kb.build import load_matcher
 
     return load_matcher(kb_db)
+
+
+@pytest.fixture(scope="session")
+def site_build(tmp_path_factory):
+    """The documentation site in en, ko and zh_CN, built once per session from complete
+    pseudo-translated catalogues with -W (tests/site_helpers.py)."""
+    from site_helpers import build_pseudo_translated
+
+    return build_pseudo_translated(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def committed_site(tmp_path_factory, site_build):
+    """The site's html/ built with the committed catalogues, once they are complete; else None."""
+    from site_helpers import build_with_committed_catalogues
+
+    return build_with_committed_catalogues(tmp_path_factory, site_build)
