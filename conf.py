@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT))  # kb.site_sphinx, also when the package is not installed
+sys.path.insert(0, str(ROOT))  # kb.site.sphinx_ext, also when the package is not installed
 
 project = "exportkb"
 author = "exportkb contributors"
@@ -22,7 +22,7 @@ root_doc = "index"
 extensions = [
     "sphinx_design",
     "sphinx_copybutton",
-    "kb.site_sphinx",
+    "kb.site.sphinx_ext",
 ]
 
 # Absolute: the gettext builder looks for templates relative to the source dir, the

@@ -30,7 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script from anywhere
 
-from kb import paths, site  # noqa: E402
+from kb import paths  # noqa: E402
+from kb.site import builder as site  # noqa: E402
 from kb.build import ensure_built  # noqa: E402
 
 TARGET_INCREMENTAL_S = 15.0

@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kb import paths, version_status
-from kb.build import entry_ref, observed_texts, primary_block
+from kb.build import ensure_built, load_matcher
 from kb.catalogue import Entry
+from kb.classify import entry_ref, primary_block
 from kb.extract import extract
 from kb.matcher import Matcher
-from kb.observations import SCHEMA, append_observation, existing_keys, observation_key, read_observations
+from kb.observations import SCHEMA, append_observation, existing_keys, observation_key
 
 from .isolate import ScriptRun, run_script
 from .portable import portable, trim
@@ -129,8 +130,10 @@ def check_entries(entries: list[Entry], *, jobs: int = 2, record: bool = False,
     versions = library_versions()
     env = environment()
     torch_version = versions.get("torch") or "(torch not installed)"
-    observed = observed_texts(entries_all := _all_entries(entries), read_observations(paths.observations_dir()).records)
-    matcher = Matcher([entry_ref(e) for e in entries_all], observed)
+    # The whole catalogue competes in ranking, even when only some entries are checked,
+    # with the error texts its scripts were seen to raise: the matcher kb.db holds.
+    db, _ = ensure_built()
+    matcher = load_matcher(db)
 
     jobs_list = [(e, c, "failing") for e in entries for c in e.failing_cases] + [(e, e.fixed_case, "fixed") for e in entries]
     results: dict[tuple[str, str], CaseResult] = {}
@@ -167,11 +170,3 @@ def check_entries(entries: list[Entry], *, jobs: int = 2, record: bool = False,
         reports.append(report)
     return reports
 
-
-def _all_entries(selected: list[Entry]) -> list[Entry]:
-    """The whole catalogue competes in ranking, even when only some entries are checked."""
-    from kb.catalogue import load_catalogue
-
-    everything = {e.id: e for e in load_catalogue(paths.entries_dir())}
-    everything.update({e.id: e for e in selected})
-    return sorted(everything.values(), key=lambda e: e.id)

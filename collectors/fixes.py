@@ -1,23 +1,26 @@
-"""Fixes generic enough for the collectors to apply by themselves, tried at corpus scale.
+"""The transforms behind the automatic fixes that entries declare, tried at corpus scale.
 
-An entry's fix is checked on one minimal script by `exportkb check`. For the fixes below,
-the collectors also try it on every corpus model whose failure the entry explains, so the
-entry can say "this fix made the export succeed on N of M affected models".
+An entry's fix is checked on one minimal script by `exportkb check`. An entry whose fix
+is generic enough declares it in its own entry.toml ([auto_fix]: an id, the exporters
+it applies to, and either a transform named here or another exporter to run instead);
+the collectors then try it on every corpus model whose failure the entry explains, so
+the entry can say "this fix made the export succeed on N of M affected models".
 
-Each fix names the entry it belongs to, the failing exporters it applies to, and either
-a change to the built case (applied in the worker, after the model is built) or another
-exporter to run instead. The retry is a full attempt with every stage, numerics included:
-a "fix" that exports but disagrees with eager does not count as working.
+A transform changes the built case, in the worker, after the model is built. The retry is
+a full attempt with every stage, numerics included: a "fix" that exports but disagrees
+with eager does not count as working.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
 from typing import Callable
 
-from .corpus.base import Case
+from kb import paths
+from kb.catalogue import load_catalogue
 
-# Exporters that capture with torch.export, so a capture-time fix applies to all of them.
-EXPORT_BASED = ("export", "export-strict", "export-dynamic", "onnx", "aoti", "executorch")
+from .corpus.base import Case
 
 
 @dataclass(frozen=True)
@@ -98,35 +101,50 @@ def _no_layout_optimization(case: Case) -> Case:
     return case
 
 
-FIXES: tuple[AutoFix, ...] = (
-    # One fix may serve several entries, on disjoint exporters: (fix id, exporter) names one.
-    AutoFix("use-cache-false", "cache-output-not-pytree", EXPORT_BASED,
-            "build the model with use_cache=False", transform=_without_cache),
-    AutoFix("use-cache-false", "trace-untypable-output", ("jit-trace", "onnx-legacy"),
-            "build the model with use_cache=False", transform=_without_cache),
-    AutoFix("strict-false", "strict-untraceable-call", ("export-strict",),
-            "export with strict=False", retry_as="export"),
-    AutoFix("dim-auto", "dynamic-dim-specialized", ("export-dynamic",),
-            "declare the dims Dim.AUTO instead of named Dims", transform=_auto_dims),
-    AutoFix("eager-attention", "transformers-sdpa-mask-skip",
-            ("export", "export-strict", "export-dynamic", "jit-trace", "onnx", "onnx-legacy", "aoti", "executorch"),
-            'build the model with attn_implementation="eager"', transform=_eager_attention),
-    # The same change as eager-attention, under its own id: a (fix, exporter) pair names
-    # one entry, and eager-attention already serves onnx-legacy for the mask entry.
-    AutoFix("eager-attention-gqa", "onnx-legacy-sdpa-gqa", ("onnx-legacy",),
-            'build the model with attn_implementation="eager"', transform=_eager_attention),
-    AutoFix("timm-unfused-attention", "onnx-sdpa-not-4d", ("onnx",),
-            "turn timm's fused attention off (fused_attn = False on each attention block)",
-            transform=_unfused_attention),
-    AutoFix("no-layout-optimization", "aoti-conv-layout-unbacked-batch", ("aoti",),
-            'compile with inductor_configs={"layout_optimization": False}', transform=_no_layout_optimization),
-)
-_BY_TARGET = {(f.id, x): f for f in FIXES for x in f.exporters}
-assert len(_BY_TARGET) == sum(len(f.exporters) for f in FIXES), "a (fix, exporter) pair names two entries"
+# The names an entry's [auto_fix] `transform` may give.
+TRANSFORMS: dict[str, Callable[[Case], Case]] = {
+    "without-cache": _without_cache,
+    "auto-dims": _auto_dims,
+    "eager-attention": _eager_attention,
+    "unfused-attention": _unfused_attention,
+    "no-layout-optimization": _no_layout_optimization,
+}
+
+
+class FixError(ValueError):
+    """An entry's [auto_fix] that the collectors cannot carry out."""
+
+
+@lru_cache(maxsize=4)
+def _fixes(entries_dir: Path) -> tuple[tuple[AutoFix, ...], dict[tuple[str, str], AutoFix]]:
+    found = []
+    for e in load_catalogue(entries_dir):
+        spec = e.auto_fix
+        if spec is None:
+            continue
+        if spec.transform is not None and spec.transform not in TRANSFORMS:
+            raise FixError(f"entries/{e.id}: [auto_fix] transform '{spec.transform}' is not one of "
+                           f"{', '.join(TRANSFORMS)} (collectors/fixes.py)")
+        found.append(AutoFix(spec.id, e.id, spec.exporters, spec.summary,
+                             TRANSFORMS[spec.transform] if spec.transform else None, spec.retry_as))
+    by_target: dict[tuple[str, str], AutoFix] = {}
+    for f in found:
+        for x in f.exporters:
+            # One fix id may serve several entries, on disjoint exporters: (fix id, exporter) names one.
+            if (f.id, x) in by_target:
+                raise FixError(f"automatic fix '{f.id}' on {x} is declared by both entries/{by_target[f.id, x].entry} "
+                               f"and entries/{f.entry}")
+            by_target[f.id, x] = f
+    return tuple(found), by_target
+
+
+def all_fixes() -> tuple[AutoFix, ...]:
+    """Every automatic fix the catalogue declares, in entry order."""
+    return _fixes(paths.entries_dir())[0]
 
 
 def fixes_for(entry: str | None, exporter: str) -> list[AutoFix]:
-    return [f for f in FIXES if f.entry == entry and exporter in f.exporters]
+    return [f for f in all_fixes() if f.entry == entry and exporter in f.exporters]
 
 
 def label(exporter: str, fix_id: str) -> str:
@@ -136,8 +154,8 @@ def label(exporter: str, fix_id: str) -> str:
 
 def parse_label(text: str) -> tuple[str, AutoFix | None]:
     exporter, _, fix_id = text.partition("~")
-    return exporter, _BY_TARGET.get((fix_id, exporter)) if fix_id else None
+    return exporter, _fixes(paths.entries_dir())[1].get((fix_id, exporter)) if fix_id else None
 
 
 def by_id(fix_id: str, exporter: str) -> AutoFix:
-    return _BY_TARGET[(fix_id, exporter)]
+    return _fixes(paths.entries_dir())[1][(fix_id, exporter)]

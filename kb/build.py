@@ -2,7 +2,8 @@
 
 The build is deterministic: rows are inserted in a fixed order and nothing depends on
 the clock, so the same sources give the same content. Classification of observations
-happens here, with the current matcher, so improving the matcher reclassifies history.
+happens here, once, with the current matcher and the rule in kb.classify, so improving
+the matcher reclassifies history; every reader of kb.db takes the stored result.
 The database is written to a temporary file and moved into place, so a reader never
 sees a half-built kb.db.
 """
@@ -19,15 +20,15 @@ import sqlite_utils
 
 from . import __version__, devset, paths
 from .catalogue import Entry, load_catalogue
-from .extract import ExceptionBlock, extract
+from .classify import Classification, best_match, classify, entry_ref, failure_blocks, observed_texts
 from .devset import thread_key
-from .matcher import CALIBRATION_FILE, EntryRef, Match, Matcher
-from .normalize import clean, normalize
+from .matcher import CALIBRATION_FILE, EntryRef, Matcher
+from .normalize import clean
 from .observations import VERSIONED_LIBS, read_observations, run_of
 from . import version_status
 from .version_status import EntryVersions
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 @dataclass
@@ -70,55 +71,12 @@ def is_stale(db: Path | None = None) -> bool:
     return not (db.exists() and stamp.exists() and stamp.read_text().strip() == fingerprint())
 
 
-def entry_ref(e: Entry) -> EntryRef:
-    return EntryRef(e.id, e.title, e.exporters, e.patterns)
-
-
-def primary_block(blocks: list[ExceptionBlock], matcher: Matcher, entry_id: str | None) -> ExceptionBlock | None:
-    """The exception that carries the failure: the one an entry's pattern names, else the last."""
-    if not blocks:
-        return None
-    if entry_id:
-        hit = matcher.pattern_hits(entry_id, blocks)
-        if hit is not None:
-            return hit
-    exceptions = [b for b in blocks if b.kind == "exception"]
-    return (exceptions or blocks)[-1]
-
-
-def signature(block: ExceptionBlock | None) -> str:
-    """A failure signature: the normalised first line of the exception."""
-    if block is None:
-        return ""
-    first = next((ln for ln in block.message.split("\n") if ln.strip()), "")
-    return normalize(f"{block.type}: {first}" if block.type else first)
-
-
-def observed_texts(entries: list[Entry], observations: list[dict]) -> dict[str, list[str]]:
-    """Error texts seen when each entry's own failing cases ran: the ground truth."""
-    pattern_only = Matcher([entry_ref(e) for e in entries])
-    ids = {e.id for e in entries}
-    texts: dict[str, list[str]] = {}
-    for rec in observations:
-        entry_id = rec.get("entry")
-        if rec.get("source") != "entry" or entry_id not in ids or rec.get("outcome") != "fail":
-            continue
-        if not str(rec.get("case", "")).startswith("failing"):
-            continue
-        # Only an error one of the entry's patterns names is learned: a script that fails
-        # differently on an old release (an API it uses did not exist yet) teaches nothing.
-        block = pattern_only.pattern_hits(entry_id, extract(rec.get("traceback") or rec.get("message") or ""))
-        if block is not None and block.text not in texts.get(entry_id, ()):
-            texts.setdefault(entry_id, []).append(block.text)
-    return texts
-
-
 def _create_tables(kdb: sqlite_utils.Database) -> None:
     kdb["entries"].create(
         {"id": str, "title": str, "rule": str, "exporters": str, "stage": str, "tags": str,
          "reproduces_on_pinned": int, "patterns": str, "cause": str, "fix": str, "notes": str,
          "refs": str, "failing_code": str, "fixed_code": str, "url": str,
-         "reproduces_on": str, "fixed_in": str, "retired": int, "version_summary": str},
+         "reproduces_on": str, "fixed_in": str, "retired": int, "version_summary": str, "error_text": str},
         pk="id",
     )
     kdb["entry_versions"].create(
@@ -142,7 +100,8 @@ def _create_tables(kdb: sqlite_utils.Database) -> None:
     columns = {
         "key": str, "run": str, "source": str, "model": str, "case": str, "entry": str, "exporter": str,
         "stage": str, "outcome": str, "exc_type": str, "message": str, "traceback": str,
-        "signature": str, "matched_entry": str, "match_score": float, "duration_s": float,
+        "signature": str, "error_text": str, "reproduces": int, "matched_entry": str, "match_score": float,
+        "duration_s": float,
         "peak_rss_mb": float, "returncode": int, "signal": str, "python": str, "platform": str,
         "case_hash": str,
     }
@@ -162,7 +121,7 @@ def _create_tables(kdb: sqlite_utils.Database) -> None:
     kdb["meta"].create({"key": str, "value": str}, pk="key")
 
 
-def _entry_row(e: Entry, versions: EntryVersions) -> dict:
+def _entry_row(e: Entry, versions: EntryVersions, texts: list[str]) -> dict:
     return {
         "id": e.id,
         "title": e.title,
@@ -183,6 +142,7 @@ def _entry_row(e: Entry, versions: EntryVersions) -> dict:
         "fixed_in": versions.fixed_in,
         "retired": int(versions.retired),
         "version_summary": versions.summary(),
+        "error_text": texts[0] if texts else None,
     }
 
 
@@ -195,40 +155,8 @@ def _version_rows(versions: dict[str, EntryVersions]):
                    "error_text": r.error_text}
 
 
-def _failure_blocks(rec: dict, text: str) -> list[ExceptionBlock]:
-    """The exceptions of a recorded failure.
-
-    A stored traceback keeps the end of stderr; when the exception's own message is huge
-    (a model output's repr, thousands of lines of numbers), its first line is cut off and
-    only numbers remain. The record's exception type and message then stand in for it."""
-    blocks = extract(text)
-    if any(b.kind == "exception" for b in blocks):
-        return blocks
-    if rec.get("exc_type"):  # also a bare `raise AssertionError`, whose message is empty
-        return [ExceptionBlock(rec["exc_type"], rec.get("message") or "", "exception")]
-    return extract(rec["message"]) if rec.get("message") else blocks
-
-
-def _classify(rec: dict, matcher: Matcher) -> tuple[list[ExceptionBlock], Match | None]:
-    """A failed record's exceptions and the entry that confidently explains them, if any.
-
-    The record names the exporter that ran, which is what a user's traceback frames only
-    hint at; a tie between entries is not an explanation."""
-    blocks = _failure_blocks(rec, rec.get("traceback") or rec.get("message") or "")
-    ranked = matcher.rank_blocks(blocks, frozenset([rec["exporter"]]) if rec.get("exporter") else frozenset())
-    best = ranked[0] if ranked and ranked[0].tier == "confident" and not ranked[0].tie else None
-    return blocks, best
-
-
-def _silent_match(rec: dict, entries: list[Entry]) -> str | None:
-    """The entry that names this record's model among the silent wrong results it explains."""
-    return next((e.id for e in entries
-                 if e.explains_silently(rec["source"], rec["model"], rec["exporter"], rec["stage"])), None)
-
-
-def _observation_row(rec: dict, matcher: Matcher, entries: list[Entry] = ()) -> tuple[dict, bool]:
+def _observation_row(rec: dict, found: Classification | None) -> dict:
     versions = rec.get("versions") or {}
-    text = rec.get("traceback") or rec.get("message") or ""
     row = {
         "key": rec["key"],
         "run": run_of(rec),
@@ -242,9 +170,11 @@ def _observation_row(rec: dict, matcher: Matcher, entries: list[Entry] = ()) -> 
         "exc_type": rec.get("exc_type"),
         "message": rec.get("message"),
         "traceback": rec.get("traceback"),
-        "signature": None,
-        "matched_entry": None,
-        "match_score": None,
+        "signature": found.signature if found else None,
+        "error_text": found.error_text if found else None,
+        "reproduces": None if found is None or found.reproduces is None else int(found.reproduces),
+        "matched_entry": found.matched_entry if found else None,
+        "match_score": found.match_score if found else None,
         "duration_s": rec.get("duration_s"),
         "peak_rss_mb": rec.get("peak_rss_mb"),
         "returncode": rec.get("returncode"),
@@ -255,18 +185,7 @@ def _observation_row(rec: dict, matcher: Matcher, entries: list[Entry] = ()) -> 
     }
     for lib in VERSIONED_LIBS:
         row[lib] = versions.get(lib)
-    classified = False
-    if rec["outcome"] == "fail" and text:
-        blocks, best = _classify(rec, matcher)
-        row["signature"] = signature(primary_block(blocks, matcher, best.id if best else None))
-        if best:
-            row["matched_entry"], row["match_score"] = best.id, best.score
-        elif silent := _silent_match(rec, entries):
-            # No pattern can match a bare "disagrees with eager"; the entry names the
-            # model it was diagnosed on. Score 1.0: a claim, not a similarity.
-            row["matched_entry"], row["match_score"] = silent, 1.0
-        classified = True
-    return row, classified
+    return row
 
 
 def _fix_rows(records: list[dict], matcher: Matcher) -> tuple[list[dict], list[dict]]:
@@ -284,7 +203,7 @@ def _fix_rows(records: list[dict], matcher: Matcher) -> tuple[list[dict], list[d
         result = "fixed" if rec["outcome"] == "ok" else "same"
         matched = None
         if rec["outcome"] == "fail":
-            best = _classify(rec, matcher)[1]
+            best = best_match(failure_blocks(rec), matcher, rec.get("exporter"))
             matched = best.id if best else None
             result = "same" if matched == entry else "other"
         elif rec["outcome"] != "ok":
@@ -316,10 +235,15 @@ def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
     report = BuildReport(entries=len(entries), observations=len(observations), problems=list(loaded.problems))
 
     observed = observed_texts(entries, observations)
-    ids = {e.id for e in entries}
     reports = [r for r in devset.train() if r.text.strip()]
-    matcher = Matcher([entry_ref(e) for e in entries], *learned_texts(observed, _report_rows(reports), ids))
-    versions = version_status.compute(entries, observations, matcher)
+    matcher = Matcher([entry_ref(e) for e in entries],
+                      *learned_texts(observed, _report_rows(reports), {e.id for e in entries}))
+    classes = {rec["key"]: classify(rec, matcher, entries) for rec in observations}
+    versions = version_status.compute(entries, observations, classes)
+    # The explained share is measured on the corpus run; entry checks and sweeps of other
+    # releases prove entries rather than sample failures.
+    corpus = [c for rec in observations if run_of(rec) == "collect" and (c := classes[rec["key"]]) is not None]
+    report.classified, report.explained = len(corpus), sum(bool(c.matched_entry) for c in corpus)
 
     tmp = db.with_name(f".{db.name}.{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)
@@ -327,7 +251,7 @@ def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
     try:
         kdb = sqlite_utils.Database(conn)
         _create_tables(kdb)
-        kdb["entries"].insert_all(_entry_row(e, versions[e.id]) for e in entries)
+        kdb["entries"].insert_all(_entry_row(e, versions[e.id], observed.get(e.id, [])) for e in entries)
         kdb["entry_versions"].insert_all(_version_rows(versions))
         kdb["cases"].insert_all(
             {"entry": e.id, "case": c, "kind": "fixed" if c == e.fixed_case else "failing",
@@ -338,16 +262,7 @@ def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
             {"entry": eid, "seq": i, "text": t} for eid in sorted(observed) for i, t in enumerate(observed[eid])
         )
         kdb["report_texts"].insert_all(_report_rows(reports))
-        rows = []
-        for rec in observations:
-            row, classified = _observation_row(rec, matcher, entries)
-            # The explained share is measured on the corpus run; entry checks and sweeps
-            # of other releases prove entries rather than sample failures.
-            if row["run"] == "collect":
-                report.classified += classified
-                report.explained += bool(classified and row["matched_entry"])
-            rows.append(row)
-        kdb["observations"].insert_all(rows)
+        kdb["observations"].insert_all(_observation_row(rec, classes[rec["key"]]) for rec in observations)
         fix_attempts, fix_summary = _fix_rows(read_observations(paths.observations_dir() / "fixes").records, matcher)
         kdb["fix_attempts"].insert_all(fix_attempts)
         kdb["entry_fixes"].insert_all(fix_summary)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import re2
 
+from .matcher import _RE2_OPTIONS  # validate patterns with the options the matcher compiles them with
 # Stable exporter ids (see DESIGN.md). An entry names the ones its failure concerns.
 EXPORTERS = (
     "export", "export-strict", "export-dynamic", "jit-script", "jit-trace",
@@ -28,12 +29,26 @@ CORPUS_SOURCES = ("transformers", "torchvision", "timm", "exportdb", "entry")
 _ISSUE_REF = re.compile(r"[\w.-]+/[\w.-]+#\d+")
 ID_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
-_RE2_OPTIONS = re2.Options()
-_RE2_OPTIONS.log_errors = False  # report bad patterns through EntryError, not stderr
+AUTO_FIX_KEYS = ("id", "summary", "exporters", "transform", "retry_as")
 
 
 class EntryError(ValueError):
     """A broken entry; the message names the entry folder and exactly what is wrong."""
+
+
+@dataclass(frozen=True)
+class AutoFix:
+    """An entry's fix generic enough for the collectors to apply by themselves ([auto_fix] in entry.toml).
+
+    `exportkb collect --apply-fixes` retries every corpus failure the entry explains on
+    `exporters` with it: either `transform`, a change to the built case that
+    collectors/fixes.py implements under that name, or `retry_as`, another exporter to
+    run instead. One fix id may serve several entries, on disjoint exporters."""
+    id: str
+    summary: str  # what the fix does, in the words the entry page uses
+    exporters: tuple[str, ...]
+    transform: str | None = None
+    retry_as: str | None = None
 
 
 @dataclass(frozen=True)
@@ -58,6 +73,7 @@ class Entry:
     # silent wrong result carries no error text for the patterns to match, so a
     # numeric-stage entry names the models it was diagnosed on instead.
     silent_models: tuple[str, ...] = ()
+    auto_fix: AutoFix | None = None
 
     def explains_silently(self, source: str, model: str, exporter: str, stage: str) -> bool:
         return stage == "numeric" and exporter in self.exporters and f"{source}/{model}" in self.silent_models
@@ -170,6 +186,7 @@ def load_entry(folder: Path) -> Entry:
     if not isinstance(notes, str):
         raise EntryError(f"{where}: field 'notes' must be a string")
     silent = _silent_models(data, stage, where)
+    auto_fix = _auto_fix(data, where)
     return Entry(
         id=entry_id,
         title=_str(data, "title", where),
@@ -188,6 +205,7 @@ def load_entry(folder: Path) -> Entry:
         fixed_case="fixed.py",
         case_exporters=dict(cases_raw),
         silent_models=silent,
+        auto_fix=auto_fix,
     )
 
 
@@ -204,6 +222,36 @@ def _silent_models(data: dict, stage: str, where: str) -> tuple[str, ...]:
             raise EntryError(f"{where}: silent_models entry {m!r} must be 'source/model' with a source "
                              f"among {', '.join(CORPUS_SOURCES)}")
     return models
+
+
+def _auto_fix(data: dict, where: str) -> AutoFix | None:
+    if "auto_fix" not in data:
+        return None
+    raw = data["auto_fix"]
+    if not isinstance(raw, dict):
+        raise EntryError(f"{where}: [auto_fix] must be one table")
+    extra = sorted(set(raw) - set(AUTO_FIX_KEYS))
+    if extra:
+        raise EntryError(f"{where}: unknown [auto_fix] key(s) {extra}; known: {', '.join(AUTO_FIX_KEYS)}")
+    missing = [k for k in ("id", "summary", "exporters") if k not in raw]
+    if missing:
+        raise EntryError(f"{where}: [auto_fix] misses {', '.join(missing)}")
+    fix_id = _str(raw, "id", f"{where} [auto_fix]")
+    if not ID_RE.fullmatch(fix_id):
+        raise EntryError(f"{where}: [auto_fix] id '{fix_id}' must be lowercase words joined by '-'")
+    # Any exporter whose failures the entry explains, which may be more than it names.
+    on = _str_list(raw, "exporters", f"{where} [auto_fix]")
+    unknown = [x for x in on if x not in EXPORTERS]
+    if unknown:
+        raise EntryError(f"{where}: [auto_fix] names unknown exporter(s) {unknown}")
+    how = [k for k in ("transform", "retry_as") if k in raw]
+    if len(how) != 1:
+        raise EntryError(f"{where}: [auto_fix] needs exactly one of 'transform' (a transform that "
+                         "collectors/fixes.py implements) and 'retry_as' (an exporter id)")
+    value = _str(raw, how[0], f"{where} [auto_fix]")
+    if how[0] == "retry_as" and value not in EXPORTERS:
+        raise EntryError(f"{where}: [auto_fix] retry_as '{value}' is not an exporter id")
+    return AutoFix(fix_id, _str(raw, "summary", f"{where} [auto_fix]"), on, **{how[0]: value})
 
 
 def load_catalogue(entries_dir: Path) -> list[Entry]:

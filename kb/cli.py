@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -10,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from . import paths
-from .catalogue import EntryError, first_sentence, load_catalogue
+from .catalogue import CORPUS_SOURCES, EXPORTERS, EntryError, first_sentence, load_catalogue
 from .textin import EmptyInput, read_input
 
 out = Console(highlight=False, soft_wrap=True)
@@ -28,6 +29,29 @@ def _matcher_and_db():
         for problem in report.problems:
             err.print(f"[yellow]observations: {escape(problem)}[/]")
     return load_matcher(db), db
+
+
+@contextmanager
+def _progress(description: str, *, counts: bool = False, remaining: bool = True, transient: bool = True,
+              auto_refresh: bool = True):
+    """A progress bar on stderr; yields update(done, total, label, **fields) for the long commands."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn()]
+    if counts:
+        columns.append(TextColumn("{task.fields[counts]}"))
+    columns.append(TimeElapsedColumn())
+    if remaining:
+        columns.append(TimeRemainingColumn())
+    with Progress(*columns, console=err, transient=transient, auto_refresh=auto_refresh) as bar:
+        task = bar.add_task(description, total=None, **({"counts": ""} if counts else {}))
+
+        def update(done, total, label, **fields):
+            bar.update(task, completed=done, total=total, description=label, **fields)
+            if not auto_refresh:
+                bar.refresh()
+
+        yield update
 
 
 def _result_obj(match) -> dict:
@@ -211,23 +235,20 @@ def _select_entries(entry_ids: tuple[str, ...]) -> list:
 @click.option("--record", is_flag=True, help="Append each run to observations/entries.jsonl.")
 @click.option("--jobs", "-j", default=2, show_default=True, type=click.IntRange(1, 64))
 @click.option("--timeout", default=300.0, show_default=True, help="Seconds allowed per script.")
-def check(entry_ids, record, jobs, timeout):
+@click.option("--catalogue", "catalogue_only", is_flag=True,
+              help="Instead, check every cross-reference (fixes, kb.db's metadata, paths and names in docs and code); "
+                   "fast, no torch.")
+def check(entry_ids, record, jobs, timeout, catalogue_only):
     """Run entries' failing and fixed scripts on the installed torch and judge them."""
+    if catalogue_only:
+        _check_catalogue()
+        return
     try:
         from collectors.check import check_entries
     except ImportError as exc:  # the collectors need the [collect] extra
         raise click.ClickException(f"exportkb check needs the collectors: {exc}") from None
     selected = _select_entries(entry_ids)
-
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TimeRemainingColumn(), console=err, transient=True) as bar:
-        task = bar.add_task("checking", total=None)
-
-        def progress(done, total, label):
-            bar.update(task, completed=done, total=total, description=label)
-
+    with _progress("checking") as progress:
         reports = check_entries(selected, jobs=jobs, record=record, timeout_s=timeout, progress=progress)
     from collectors.versions import library_versions
 
@@ -250,6 +271,30 @@ def check(entry_ids, record, jobs, timeout):
     out.print(f"{counts['pass']} pass, {counts['no-repro']} no-repro, {counts['error']} error on torch {torch_version}"
               + (f"; {len(retired)} retired" if retired else ""))
     sys.exit(1 if bad else 0)
+
+
+def _check_catalogue() -> None:
+    from .build import ensure_built
+    from .tidy import check_catalogue
+
+    try:
+        catalogue = load_catalogue(paths.entries_dir())
+        db, _ = ensure_built()
+    except EntryError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        from collectors.fixes import TRANSFORMS  # no torch at import: the transforms import it when they run
+    except ImportError as exc:
+        TRANSFORMS = None
+        err.print(f"[yellow]note:[/] the automatic fixes' transforms are not checked ({escape(str(exc))})")
+    problems = check_catalogue(catalogue, db, TRANSFORMS)
+    for problem in problems:
+        out.print(f"[red]error[/]     {escape(problem)}")
+    fixes = sum(e.auto_fix is not None for e in catalogue)
+    if problems:
+        out.print(f"{len(problems)} broken reference(s)")
+        sys.exit(1)
+    out.print(f"catalogue: {len(catalogue)} entries, {fixes} automatic fixes, kb.db described, every reference resolves")
 
 
 def _retired_entries(ids: list[str]) -> list[tuple[str, str]]:
@@ -284,18 +329,11 @@ def sweep(releases, jobs, timeout, keep_venv, entry_ids):
         raise click.ClickException(f"exportkb sweep needs the collectors: {exc}") from None
     selected = _select_entries(entry_ids)
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
     reports = []
     for release in releases or DEFAULT_RELEASES:
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=err, transient=True) as bar:
-            task = bar.add_task(f"torch {release}: installing into a throw-away venv", total=None)
-
-            def progress(done, total, label):
-                bar.update(task, completed=done, total=total, description=label)
-
+        with _progress(f"torch {release}: installing into a throw-away venv", remaining=False) as progress:
             report = run_release(selected, release, jobs=jobs, timeout_s=timeout, keep_venv=keep_venv,
                                  progress=progress)
         reports.append(report)
@@ -314,10 +352,9 @@ def sweep(releases, jobs, timeout, keep_venv, entry_ids):
 
 
 @cli.command()
-@click.option("--corpus", "sources", default="transformers,torchvision,timm,exportdb,entry", show_default=True,
+@click.option("--corpus", "sources", default=",".join(CORPUS_SOURCES), show_default=True,
               help="Comma-separated corpus sources (or module:dotted.name for a custom one).")
-@click.option("--exporters", default=",".join(("export", "export-strict", "export-dynamic", "jit-script", "jit-trace",
-              "onnx", "onnx-legacy", "aoti", "executorch")), show_default=True, help="Comma-separated exporter ids.")
+@click.option("--exporters", default=",".join(EXPORTERS), show_default=True, help="Comma-separated exporter ids.")
 @click.option("--models", default=None, help="Comma-separated glob patterns of model ids (e.g. 'bert,gpt2,resnet*').")
 @click.option("--jobs", "-j", default=2, show_default=True, type=click.IntRange(1, 64), help="Models in parallel.")
 @click.option("--shard", default=None, help="Take shard i of n (e.g. 2/8) of the models, for a CI matrix or a cluster.")
@@ -346,18 +383,12 @@ def collect(sources, exporters, models, jobs, shard, timeout, build_timeout, mem
         shard_spec = parse_shard(shard)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
     # No auto-refresh thread: workers are forked from this process, and a fork must not
     # happen while another thread holds a lock (the console's) the child would inherit.
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[counts]}"),
-                  TimeElapsedColumn(), TimeRemainingColumn(), console=err, auto_refresh=False) as bar:
-        task = bar.add_task("collecting", total=None, counts="")
+    with _progress("collecting", counts=True, transient=False, auto_refresh=False) as update:
 
         def progress(done, total, tally, label):
-            counts = " ".join(f"{k}={v}" for k, v in sorted(tally.counts.items()))
-            bar.update(task, completed=done, total=total, description=label[:60], counts=counts)
-            bar.refresh()
+            update(done, total, label[:60], counts=" ".join(f"{k}={v}" for k, v in sorted(tally.counts.items())))
 
         try:
             path, tally, total = run_collect(
@@ -404,7 +435,7 @@ def unexplained(limit, as_json):
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def docs(args):
     """Build the Sphinx site (en, ko, zh_CN). Options: --lang L, --full, --update-po, --coverage."""
-    from .site import main as site_main
+    from .site.builder import main as site_main
 
     sys.exit(site_main(list(args)))
 
@@ -461,7 +492,7 @@ def serve(host, port, no_docs):
 def _build_docs() -> None:
     """Rebuild the Sphinx site when its sources changed; serving goes on without it if it cannot."""
     try:
-        from .site import build_site
+        from .site.builder import build_site
     except ImportError as exc:
         err.print(f"[yellow]docs not built ({exc}); the search UI still works[/]")
         return

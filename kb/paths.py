@@ -27,6 +27,16 @@ def db_path() -> Path:
     return Path(env).resolve() if env else root() / "build" / "kb.db"
 
 
+def build_dir() -> Path:
+    """Sphinx's output: html/<lang>/, doctrees/, gettext/."""
+    return root() / "_build"
+
+
+def docs_dir() -> Path:
+    """The built documentation site, one folder per language; `exportkb serve` mounts it."""
+    return build_dir() / "html"
+
+
 def base_url() -> str:
     """Where `exportkb serve` publishes the site; entry links in search results use it."""
     return os.environ.get("EXPORTKB_URL", "http://127.0.0.1:8001").rstrip("/")

@@ -44,6 +44,37 @@ def _top_level_alternation(pattern: str) -> bool:
     return False
 
 
+def _skip_class(pattern: str, i: int) -> int:
+    """The index after the character class that starts at pattern[i] == "["."""
+    i += 1
+    if pattern[i:i + 1] == "^":
+        i += 1
+    if pattern[i:i + 1] == "]":  # a "]" right after "[" or "[^" is a member
+        i += 1
+    while i < len(pattern) and pattern[i] != "]":
+        i += 2 if pattern[i] == "\\" else 1
+    return i + 1
+
+
+def _skip_group(pattern: str, i: int) -> int:
+    """The index after the group or class that starts at pattern[i]."""
+    if pattern[i] == "[":
+        return _skip_class(pattern, i)
+    depth, i = 1, i + 1
+    while i < len(pattern) and depth:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i = _skip_class(pattern, i)
+            continue
+        depth += c == "("
+        depth -= c == ")"
+        i += 1
+    return i
+
+
 def required_literal(pattern: str) -> str | None:
     """The longest plain text every match of `pattern` contains, or None."""
     if "(?i" in pattern or _top_level_alternation(pattern):
@@ -68,17 +99,7 @@ def required_literal(pattern: str) -> str | None:
             atom, i = nxt, i + 2
         elif c in "([":
             end_run()
-            close = ")" if c == "(" else "]"
-            depth, i = 1, i + 1
-            while i < n and depth:
-                if pattern[i] == "\\":
-                    i += 2
-                    continue
-                if c == "(" and pattern[i] == "(":
-                    depth += 1
-                elif pattern[i] == close:
-                    depth -= 1
-                i += 1
+            i = _skip_group(pattern, i)
             continue
         elif c in ".^$":
             end_run()

@@ -23,7 +23,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from .catalogue import Entry
-from .extract import extract
+from .classify import Classification
 
 REPRODUCING = ("reproduces", "partly")
 
@@ -119,10 +119,9 @@ class EntryVersions:
         return text
 
 
-def compute(entries: list[Entry], observations: list[dict], matcher) -> dict[str, EntryVersions]:
-    """`matcher` is any kb.matcher.Matcher that knows the entries' patterns."""
-    from .build import primary_block  # late: kb.build imports this module
-
+def compute(entries: list[Entry], observations: list[dict],
+            classes: dict[str, Classification | None]) -> dict[str, EntryVersions]:
+    """`classes` holds each observation's classification (kb.classify), by key."""
     current = current_case_hashes(entries)
     by_entry = {e.id: e for e in entries}
     tallies: dict[str, dict[str, ReleaseStatus]] = {e.id: {} for e in entries}
@@ -147,12 +146,12 @@ def compute(entries: list[Entry], observations: list[dict], matcher) -> dict[str
         if outcome != "fail":
             continue
         tally.failing_failed += 1
-        blocks = extract(rec.get("traceback") or rec.get("message") or "")
-        if matcher.pattern_hits(eid, blocks) is not None:
-            tally.failing_reproduced += 1
-        block = primary_block(blocks, matcher, eid)
-        if block is not None and (case == first_case[eid] or not tally.error_text):
-            tally.error_text = block.text.strip("\n")
+        found = classes.get(rec["key"])
+        if found is None:
+            continue
+        tally.failing_reproduced += bool(found.reproduces)
+        if found.error_text and (case == first_case[eid] or not tally.error_text):
+            tally.error_text = found.error_text
     return {
         eid: EntryVersions(eid, sorted(per.values(), key=lambda r: release_key(r.torch)))
         for eid, per in tallies.items()

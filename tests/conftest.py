@@ -23,9 +23,34 @@ def kb_root(tmp_path, monkeypatch):
 
 
 @pytest.fixture(scope="session")
-def repo_matcher():
-    """The matcher over the repository's kb.db, built first if stale."""
-    from kb.build import ensure_built, load_matcher
+def kb_db() -> Path:
+    """The repository's kb.db, built if stale."""
+    from kb.build import ensure_built
 
     db, _ = ensure_built()
-    return load_matcher(db)
+    return db
+
+
+@pytest.fixture(scope="session")
+def repo_matcher(kb_db):
+    """The matcher over the repository's kb.db."""
+    from kb.build import load_matcher
+
+    return load_matcher(kb_db)
+
+
+@pytest.fixture(scope="session")
+def site_build(tmp_path_factory):
+    """The documentation site in en, ko and zh_CN, built once per session from complete
+    pseudo-translated catalogues with -W (tests/site_helpers.py)."""
+    from site_helpers import build_pseudo_translated
+
+    return build_pseudo_translated(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def committed_site(tmp_path_factory, site_build):
+    """The site's html/ built with the committed catalogues, once they are complete; else None."""
+    from site_helpers import build_with_committed_catalogues
+
+    return build_with_committed_catalogues(tmp_path_factory, site_build)

@@ -135,3 +135,32 @@ def test_silent_models_know_the_collectors_sources():
     from kb.catalogue import CORPUS_SOURCES
 
     assert set(CORPUS_SOURCES) == set(SOURCE_MODULES)
+
+
+def _with_auto_fix(kb_root, table: str):
+    folder = kb_root / "entries" / "static-batch-size"
+    (folder / "entry.toml").write_text((folder / "entry.toml").read_text() + "\n[auto_fix]\n" + table)
+    return folder
+
+
+def test_an_automatic_fix_is_declared_in_the_entry(kb_root):
+    folder = _with_auto_fix(kb_root, 'id = "dim-auto"\nsummary = "declare the dims Dim.AUTO"\n'
+                                     'exporters = ["export-dynamic"]\ntransform = "auto-dims"\n')
+    fix = load_entry(folder).auto_fix
+    assert (fix.id, fix.exporters, fix.transform, fix.retry_as) == ("dim-auto", ("export-dynamic",), "auto-dims", None)
+    assert load_entry(REPO / "entries" / "strict-untraceable-call").auto_fix.retry_as == "export"
+
+
+@pytest.mark.parametrize("table, message", [
+    ('id = "x"\nsummary = "s"\nexporters = ["export"]\n', "exactly one of 'transform'"),
+    ('id = "x"\nsummary = "s"\nexporters = ["export"]\ntransform = "t"\nretry_as = "export"\n', "exactly one of"),
+    ('id = "x"\nsummary = "s"\nexporters = ["exprot"]\ntransform = "t"\n', "unknown exporter(s) ['exprot']"),
+    ('id = "x"\nsummary = "s"\nexporters = ["export"]\nretry_as = "strict"\n', "retry_as 'strict' is not an exporter"),
+    ('id = "x"\nexporters = ["export"]\ntransform = "t"\n', "[auto_fix] misses summary"),
+    ('id = "x"\nsummary = "s"\nexporters = ["export"]\ntransform = "t"\nentry = "other"\n', "unknown [auto_fix] key(s)"),
+])
+def test_a_broken_automatic_fix_is_reported(kb_root, table, message):
+    folder = _with_auto_fix(kb_root, table)
+    with pytest.raises(EntryError) as exc:
+        load_entry(folder)
+    assert message in str(exc.value) and "entries/static-batch-size" in str(exc.value)

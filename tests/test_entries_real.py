@@ -9,7 +9,7 @@ import re
 import pytest
 
 from collectors.check import check_entries
-from kb.build import entry_ref, observed_texts
+from kb.classify import entry_ref, observed_texts
 from kb.catalogue import load_catalogue
 from kb.extract import extract
 from kb.matcher import Matcher

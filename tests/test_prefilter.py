@@ -22,6 +22,8 @@ PATTERNS = [p for e in CATALOGUE for p in e.patterns]
     (r"(?i)case insensitive text", None),
     (r"\w+ab", None),                            # too short once the class is left out
     (r"[a|b]cdef", "cdef"),
+    (r"(?:^|[^)] )Tensor cannot be used", "Tensor cannot be used"),  # a ")" inside a class inside a group
+    (r"[]x]yyyy", "yyyy"),
 ])
 def test_required_literal(pattern, literal):
     assert required_literal(pattern) == literal

@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from test_normalize import ADVERSARIAL
+from adversarial import ADVERSARIAL
 
 
 @pytest.mark.parametrize("name", sorted(ADVERSARIAL))

@@ -1,7 +1,7 @@
 """The documentation site: RST generation, the three Sphinx builds, and translation coverage.
 
-One session build (tests/test_site_helpers.py) makes en, ko and zh_CN with -W from
-complete pseudo-translated catalogues; the committed catalogues are checked for
+One session build (conftest.py's site_build, made by tests/site_helpers.py) makes en, ko
+and zh_CN with -W from complete pseudo-translated catalogues; the committed catalogues are checked for
 coverage and built for real only once translators have completed them.
 """
 from __future__ import annotations
@@ -18,30 +18,14 @@ from pathlib import Path
 
 import pytest
 
-from kb import site, site_i18n, site_render, site_rst
-from test_site_helpers import (
+from kb.site import builder as site, i18n as site_i18n, render as site_render, rst as site_rst
+from site_helpers import (
     LANGS,
     REPO,
     add_corpus_observations,
     coverage_summary,
-    real_catalogue_build,
     set_message,
-    site_build,
 )
-
-
-@pytest.fixture(scope="session")
-def built(tmp_path_factory):
-    return site_build(tmp_path_factory)
-
-
-@pytest.fixture(scope="session")
-def kb_db() -> Path:
-    """The repository's kb.db, built if stale."""
-    from kb.build import ensure_built
-
-    db, _ = ensure_built()
-    return db
 
 
 @pytest.fixture(scope="session")
@@ -53,12 +37,12 @@ def kb_rows(kb_db):
     return entries, cases
 
 
-def html_pages(built, lang: str) -> list[Path]:
-    return [p for p in (built.html / lang).rglob("*.html") if "_static" not in p.parts]
+def html_pages(site_build, lang: str) -> list[Path]:
+    return [p for p in (site_build.html / lang).rglob("*.html") if "_static" not in p.parts]
 
 
-def page(built, lang: str, rel: str) -> str:
-    return (built.html / lang / rel).read_text(encoding="utf-8")
+def page(site_build, lang: str, rel: str) -> str:
+    return (site_build.html / lang / rel).read_text(encoding="utf-8")
 
 
 _PRE = re.compile(r'<div class="highlight-(\w+) notranslate"><div class="highlight"><pre>(.*?)</pre>', re.S)
@@ -106,42 +90,41 @@ def test_rendering_again_rewrites_nothing(tmp_path):
 
 # --- The builds ----------------------------------------------------------------------
 
-def test_three_builds_succeed_with_warnings_as_errors(built):
+def test_three_builds_succeed_with_warnings_as_errors(site_build):
     # build_site raises on any Sphinx warning (-W --keep-going) or incomplete catalogue.
-    assert set(built.result["html"]) == set(LANGS)
+    assert set(site_build.result["html"]) == set(LANGS)
     for lang in LANGS:
-        assert (built.html / lang / "index.html").is_file()
+        assert (site_build.html / lang / "index.html").is_file()
     for lang in ("ko", "zh_CN"):
-        cov = built.result["coverage"][lang]
+        cov = site_build.result["coverage"][lang]
         assert cov["untranslated"] == 0 and cov["fuzzy"] == 0 and cov["total"] > 100
 
 
-def test_committed_catalogues_build_once_translated(built, tmp_path_factory):
-    covs = built.real_coverage
+def test_committed_catalogues_build_once_translated(site_build, committed_site):
+    covs = site_build.real_coverage
     if not all(c.complete for c in covs.values()):
         pytest.skip(f"committed catalogues not complete yet, so the ko/zh_CN builds would fail by design: "
                     f"{coverage_summary(covs)}")
-    real = real_catalogue_build(tmp_path_factory)
     for lang in LANGS:
-        assert (real / lang / "entries" / "static-batch-size.html").is_file()
+        assert (committed_site / lang / "entries" / "static-batch-size.html").is_file()
 
 
-def test_committed_catalogues_have_no_fuzzy_and_cover_every_page(built):
+def test_committed_catalogues_have_no_fuzzy_and_cover_every_page(site_build):
     """The committed .po files exist for every catalogue and carry no fuzzy flag."""
-    pots = sorted(p.relative_to(built.pot).with_suffix(".po") for p in built.pot.rglob("*.pot"))
+    pots = sorted(p.relative_to(site_build.pot).with_suffix(".po") for p in site_build.pot.rglob("*.pot"))
     assert {str(p) for p in pots} >= {"entries.po", "browse.po", "corpus.po", "index.po", "find-an-error.po",
                                       "sphinx.po"}
     for lang in ("ko", "zh_CN"):
         for po in pots:
             path = REPO / "site" / "locale" / lang / "LC_MESSAGES" / po
             assert path.is_file(), f"{path} missing: run python -m kb.site --update-po"
-        assert built.real_coverage[lang].fuzzy == 0
+        assert site_build.real_coverage[lang].fuzzy == 0
 
 
-def test_every_entry_has_a_page_in_each_language(built, kb_rows, tmp_path_factory):
+def test_every_entry_has_a_page_in_each_language(site_build, kb_rows, committed_site):
     entries, _ = kb_rows
     assert len(entries) >= 16
-    roots = [built.html] + ([real] if (real := real_catalogue_build(tmp_path_factory)) else [])
+    roots = [site_build.html] + ([committed_site] if committed_site else [])
     for root in roots:
         for lang in LANGS:
             for e in entries:
@@ -151,9 +134,9 @@ def test_every_entry_has_a_page_in_each_language(built, kb_rows, tmp_path_factor
                 assert (root / lang / rel).is_file()
 
 
-def test_entry_page_shows_the_code_and_error_that_ran(built, kb_db, kb_rows):
+def test_entry_page_shows_the_code_and_error_that_ran(site_build, kb_db, kb_rows):
     _, cases = kb_rows
-    text = page(built, "en", "entries/static-batch-size.html")
+    text = page(site_build, "en", "entries/static-batch-size.html")
     assert "torch.export treats every input dimension as static" in text
     assert "AssertionError: Guard failed: x.size()[0] == 2" in html.unescape(text)
     assert "2.13.0+cpu" in text and "Reproduces" in text
@@ -170,8 +153,8 @@ def test_entry_page_shows_the_code_and_error_that_ran(built, kb_db, kb_rows):
     assert "copybutton.js" in text
 
 
-def test_entry_that_no_longer_reproduces_says_so(built):
-    text = visible_text(page(built, "en", "entries/frozen-storage-mutation.html"))
+def test_entry_that_no_longer_reproduces_says_so(site_build):
+    text = visible_text(page(site_build, "en", "entries/frozen-storage-mutation.html"))
     # The committed sweep: reproduces on 2.4.1 only; 2.15.0 is the newest release that ran it.
     assert "does not reproduce on torch 2.15.0 , the newest release its scripts ran on" in text
     assert "Reproduces on : 2.4.1 Fixed in : 2.6.0" in text
@@ -179,22 +162,22 @@ def test_entry_that_no_longer_reproduces_says_so(built):
     assert re.search(r"2\.13\.0 0/\d+ Runs cleanly Does not reproduce", text)
 
 
-def test_translated_pages_change_prose_but_not_code(built):
-    en = page(built, "en", "entries/data-dependent-guard.html")
+def test_translated_pages_change_prose_but_not_code(site_build):
+    en = page(site_build, "en", "entries/data-dependent-guard.html")
     for lang, marker in (("ko", "한국어 번역"), ("zh_CN", "中文译文")):
-        other = page(built, lang, "entries/data-dependent-guard.html")
+        other = page(site_build, lang, "entries/data-dependent-guard.html")
         assert marker in other and marker not in en
         assert code_blocks(other) == code_blocks(en)
         assert code_blocks(other, "text") == code_blocks(en, "text")  # error text and patterns
         assert f'<html lang="{lang.replace("_", "-")}"' in other
 
 
-def test_code_and_error_text_never_reach_the_catalogues(built, kb_rows):
+def test_code_and_error_text_never_reach_the_catalogues(site_build, kb_rows):
     _, cases = kb_rows
     from babel.messages.pofile import read_po
 
     msgids = set()
-    for pot in built.pot.rglob("*.pot"):
+    for pot in site_build.pot.rglob("*.pot"):
         with pot.open("rb") as fh:
             msgids |= {m.id for m in read_po(fh) if m.id}
     assert "Cause" in msgids and "Language" in msgids  # page and template strings are there
@@ -206,15 +189,15 @@ def test_code_and_error_text_never_reach_the_catalogues(built, kb_rows):
     assert not any(re.fullmatch(r"[\w./+-]+", m) and ("_" in m or "." in m) for m in msgids)  # no bare ids
 
 
-def test_language_switcher_links_land_on_the_same_page(built):
+def test_language_switcher_links_land_on_the_same_page(site_build):
     checked = 0
     for lang in LANGS:
-        for path in html_pages(built, lang):
+        for path in html_pages(site_build, lang):
             text = path.read_text(encoding="utf-8")
             # The header and, for narrow screens, the sidebar drawer both carry the switcher.
             links = set(re.findall(r'<a class="kb-lang" href="([^"]+)"', text))
             assert len(links) == 2, path
-            rel = path.relative_to(built.html / lang)
+            rel = path.relative_to(site_build.html / lang)
             for href in links:
                 assert not href.startswith(("/", "http")), href  # relative: served under /docs/
                 target = (path.parent / href).resolve()
@@ -224,32 +207,32 @@ def test_language_switcher_links_land_on_the_same_page(built):
     assert checked > 100
 
 
-def test_site_needs_no_network(built):
+def test_site_needs_no_network(site_build):
     for lang in LANGS:
-        for path in html_pages(built, lang):
+        for path in html_pages(site_build, lang):
             text = path.read_text(encoding="utf-8")
             external = re.findall(r'<(?:link|script|img)[^>]+(?:href|src)="(https?:)?//[^"]*"', text)
             assert not external, (path, external)
-        for css in (built.html / lang / "_static").rglob("*.css"):
+        for css in (site_build.html / lang / "_static").rglob("*.css"):
             assert "fonts.googleapis" not in css.read_text(encoding="utf-8", errors="replace")
 
 
-def _search_terms(built, lang: str) -> set[str]:
-    raw = (built.html / lang / "searchindex.js").read_text(encoding="utf-8")
+def _search_terms(site_build, lang: str) -> set[str]:
+    raw = (site_build.html / lang / "searchindex.js").read_text(encoding="utf-8")
     index = json.loads(raw[raw.index("(") + 1: raw.rindex(")")])
     return set(index["terms"]) | set(index["titleterms"])
 
 
-def test_chinese_search_index_is_segmented_with_jieba(built):
+def test_chinese_search_index_is_segmented_with_jieba(site_build):
     # The marker "(中文译文)" has no spaces; only word segmentation yields "译文" on its own.
-    zh = _search_terms(built, "zh_CN")
+    zh = _search_terms(site_build, "zh_CN")
     assert "译文" in zh and "中文" in zh
-    assert "번역" in _search_terms(built, "ko")  # Korean: split at spaces only
-    assert "译文" not in _search_terms(built, "en")
+    assert "번역" in _search_terms(site_build, "ko")  # Korean: split at spaces only
+    assert "译文" not in _search_terms(site_build, "en")
 
 
-def test_search_page_points_to_the_error_search_and_states_korean_limits(built):
-    text = page(built, "en", "find-an-error.html")
+def test_search_page_points_to_the_error_search_and_states_korean_limits(site_build):
+    text = page(site_build, "en", "find-an-error.html")
     assert 'href="../../"' in text  # the Datasette home page, relative to /docs/<lang>/
     assert 'href="search.html"' in text
     assert "particle" in text and "jieba" in text
@@ -257,15 +240,15 @@ def test_search_page_points_to_the_error_search_and_states_korean_limits(built):
 
 # --- Translation coverage ---------------------------------------------------------------
 
-def test_coverage_passes_on_a_complete_catalogue(built):
-    covs = site_i18n.report(("ko", "zh_CN"), built.locale, built.pot)
+def test_coverage_passes_on_a_complete_catalogue(site_build):
+    covs = site_i18n.report(("ko", "zh_CN"), site_build.locale, site_build.pot)
     assert all(c.complete for c in covs.values()), coverage_summary(covs)
     site_i18n.check(covs)
 
 
-def _broken_locale(built, tmp_path: Path, **change) -> Path:
+def _broken_locale(site_build, tmp_path: Path, **change) -> Path:
     locale = tmp_path / "locale"
-    shutil.copytree(built.locale, locale, ignore=shutil.ignore_patterns("*.mo"))
+    shutil.copytree(site_build.locale, locale, ignore=shutil.ignore_patterns("*.mo"))
     set_message(locale / "ko" / "LC_MESSAGES" / "entries.po", "Cause", **change)
     return locale
 
@@ -274,28 +257,28 @@ def _broken_locale(built, tmp_path: Path, **change) -> Path:
     ({"msgstr": ""}, "untranslated"),
     ({"msgstr": "(한국어 번역) Cause", "fuzzy": True}, "fuzzy"),
 ])
-def test_build_fails_on_an_untranslated_or_fuzzy_message(built, tmp_path, change, field):
-    locale = _broken_locale(built, tmp_path, **change)
-    cov = site_i18n.coverage("ko", locale, built.pot)
+def test_build_fails_on_an_untranslated_or_fuzzy_message(site_build, tmp_path, change, field):
+    locale = _broken_locale(site_build, tmp_path, **change)
+    cov = site_i18n.coverage("ko", locale, site_build.pot)
     assert getattr(cov, field) == 1 and not cov.complete
     assert ("entries", "Cause") in cov.examples
     with pytest.raises(site_i18n.TranslationIncomplete, match=rf"ko: \d+ untranslated"):
-        site.build_site(("ko",), locale=locale, out=built.out, src=built.src)
-    assert site_i18n.main(["--pot", str(built.pot), "--locale", str(locale), "--lang", "ko"]) == 1
+        site.build_site(("ko",), locale=locale, out=site_build.out, src=site_build.src)
+    assert site_i18n.main(["--pot", str(site_build.pot), "--locale", str(locale), "--lang", "ko"]) == 1
 
 
-def test_message_missing_from_the_po_counts_as_untranslated(built, tmp_path):
+def test_message_missing_from_the_po_counts_as_untranslated(site_build, tmp_path):
     from babel.messages.pofile import read_po, write_po
 
     locale = tmp_path / "locale"
-    shutil.copytree(built.locale, locale, ignore=shutil.ignore_patterns("*.mo"))
+    shutil.copytree(site_build.locale, locale, ignore=shutil.ignore_patterns("*.mo"))
     po = locale / "zh_CN" / "LC_MESSAGES" / "corpus.po"
     with po.open("rb") as fh:
         cat = read_po(fh)
     del cat["Corpus results"]
     with po.open("wb") as fh:
         write_po(fh, cat)
-    cov = site_i18n.coverage("zh_CN", locale, built.pot)
+    cov = site_i18n.coverage("zh_CN", locale, site_build.pot)
     assert cov.untranslated == cov.missing == 1
 
 
@@ -311,13 +294,13 @@ def test_escaped_space_lets_a_particle_follow_a_literal():
 
 
 def _mini_translated_build(tmp_path: Path, msgstr: str) -> subprocess.CompletedProcess:
-    """A one-page Korean Sphinx project with kb.site_sphinx and one translated message."""
+    """A one-page Korean Sphinx project with kb.site.sphinx_ext and one translated message."""
     from babel.messages.catalog import Catalog
     from babel.messages.pofile import write_po
 
     src = tmp_path / "src"
     (src / "locale" / "ko" / "LC_MESSAGES").mkdir(parents=True)
-    (src / "conf.py").write_text('extensions = ["kb.site_sphinx"]\nlanguage = "ko"\nlocale_dirs = ["locale"]\n')
+    (src / "conf.py").write_text('extensions = ["kb.site.sphinx_ext"]\nlanguage = "ko"\nlocale_dirs = ["locale"]\n')
     (src / "index.rst").write_text("Title\n=====\n\nRun it with ``python``.\n")
     cat = Catalog(locale="ko")
     cat.add("Title", "제목")
@@ -330,7 +313,7 @@ def _mini_translated_build(tmp_path: Path, msgstr: str) -> subprocess.CompletedP
 
 def test_translation_with_broken_inline_markup_fails_the_build(tmp_path):
     """A Korean particle glued to ``literal`` leaves raw backticks, which docutils does not
-    report; kb.site_sphinx does, and -W turns that into a failure. With the escaped space
+    report; kb.site.sphinx_ext does, and -W turns that into a failure. With the escaped space
     that docs/TRANSLATING.md asks for, the same sentence builds."""
     good = _mini_translated_build(tmp_path / "good", "``python``\\ 으로 실행합니다.")
     assert good.returncode == 0, good.stderr
@@ -342,7 +325,7 @@ def test_translation_with_broken_inline_markup_fails_the_build(tmp_path):
 
 # --- Corpus pages with data -------------------------------------------------------------
 
-def test_corpus_pages_render_a_table_chart_and_causes(built, tmp_path):
+def test_corpus_pages_render_a_table_chart_and_causes(site_build, tmp_path):
     from kb.build import build
 
     # A kb.db of the catalogue and the entries' own runs only, so the corpus figures below
@@ -373,9 +356,11 @@ def test_corpus_pages_render_a_table_chart_and_causes(built, tmp_path):
 
 
 def test_site_modules_do_not_import_torch():
-    for name in ("site", "site_data", "site_render", "site_rst", "site_i18n", "site_sphinx"):
-        source = (REPO / "kb" / f"{name}.py").read_text(encoding="utf-8")
-        assert not re.search(r"^\s*(import|from)\s+(torch|collectors)\b", source, re.M), name
+    modules = sorted((REPO / "kb" / "site").glob("*.py"))
+    assert {"builder.py", "data.py", "render.py", "rst.py", "i18n.py", "sphinx_ext.py"} <= {p.name for p in modules}
+    for path in modules:
+        source = path.read_text(encoding="utf-8")
+        assert not re.search(r"^\s*(import|from)\s+(torch|collectors)\b", source, re.M), path.name
 
 
 def test_templates_are_rendered_by_the_site_package():

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from test_site_helpers import REPO, real_catalogue_build, site_build
+from site_helpers import REPO
 
 CHROMIUM = "/usr/bin/chromium"
 # As root in a closed network: no sandbox, no background connections (see DESIGN.md).
@@ -59,12 +59,10 @@ def _serve(root: Path):
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
+def served(site_build, committed_site):
     """(base URL, whether the pages use the committed translations)."""
-    built = site_build(tmp_path_factory)
-    real = real_catalogue_build(tmp_path_factory)
-    with _serve(real or built.html) as url:
-        yield url, real is not None
+    with _serve(committed_site or site_build.html) as url:
+        yield url, committed_site is not None
 
 
 @pytest.fixture(scope="module")

@@ -2,6 +2,8 @@
 
 The end-to-end sweep installs torch 2.13.0 into a throw-away venv (the pinned wheel
 the machine has, plus the companions from the registry), so it takes a couple of minutes.
+The tests that ask the package registry are marked `registry` (deselect them with
+`-m "not registry"` where it cannot be reached).
 """
 import json
 import os
@@ -48,6 +50,7 @@ def test_an_entry_that_reproduces_nowhere_is_flagged_retired_until_an_old_releas
     assert r.returncode == 0 and "retired" not in r.stdout, r.stdout
 
 
+@pytest.mark.registry
 def test_sweep_installs_runs_records_and_frees_the_disk(root, tmp_path):
     sweep_dir = tmp_path / "sweeps"
     env_root = {"EXPORTKB_SWEEP_DIR": str(sweep_dir)}
@@ -70,13 +73,16 @@ def test_sweep_installs_runs_records_and_frees_the_disk(root, tmp_path):
     assert "0 new observations" in r.stdout and len(_records(root / "observations" / "sweep-torch-2.13.0.jsonl")) == 2
 
 
+@pytest.mark.registry
 def test_a_release_that_cannot_be_installed_is_a_clear_error_and_records_nothing(root, tmp_path):
     r = subprocess.run([sys.executable, "-m", "kb.cli", "sweep", "--torch", "0.0.1", ENTRY], capture_output=True,
                        text=True, cwd=REPO, timeout=600,
                        env={**os.environ, "EXPORTKB_ROOT": str(root), "COLUMNS": "250",
                             "EXPORTKB_SWEEP_DIR": str(tmp_path / "sweeps")})
     assert r.returncode == 1
-    assert "torch 0.0.1: pip install failed (exit 1)" in r.stdout and "No matching distribution" in r.stdout
+    # pip's own last error line is shown; its wording is the registry's ("No matching distribution",
+    # or "ResolutionImpossible" where the registry constrains torch).
+    assert "torch 0.0.1: pip install failed (exit 1)" in r.stdout and "ERROR: " in r.stdout
     assert not (root / "observations" / "sweep-torch-0.0.1.jsonl").exists()
     # The venv is gone; pip's log stays for the reader.
     assert [p.name for p in (tmp_path / "sweeps").iterdir()] == ["torch-0.0.1.pip.log"]

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from kb.build import entry_ref, observed_texts
+from kb.classify import classify, entry_ref, observed_texts
 from kb.catalogue import load_catalogue
 from kb.matcher import Matcher
 from kb.version_status import compute, release_key, release_of
@@ -67,7 +67,7 @@ def _history(recorded, failing: dict[str, str]) -> list[dict]:
 
 def _compute(catalogue, records):
     matcher = Matcher([entry_ref(e) for e in catalogue])
-    return compute(catalogue, records, matcher)[ENTRY]
+    return compute(catalogue, records, {r["key"]: classify(r, matcher, catalogue) for r in records})[ENTRY]
 
 
 def test_release_names_and_order():
@@ -131,7 +131,6 @@ def test_timeouts_alone_are_an_error_status(catalogue, recorded):
 def _older_release_errors():
     """Errors the entries' failing scripts printed on releases other than the pinned one
     (exportkb sweep, observations/sweep-torch-*.jsonl), where an entry pattern names them."""
-    from kb.build import primary_block
     from kb.extract import extract
     from kb.observations import read_observations
 
@@ -151,7 +150,10 @@ def _older_release_errors():
 @pytest.mark.parametrize("entry_id,text", list(_older_release_errors()))
 def test_an_error_from_an_older_release_finds_its_entry(repo_matcher, entry_id, text):
     result = repo_matcher.search(text)
-    assert result.confident and result.confident[0].id == entry_id
+    # The entry is the answer, or ties for it with an entry the text cannot tell apart
+    # (data-dependent-branch and data-dependent-guard raise the same error).
+    assert result.shown and result.shown[0].id == entry_id
+    assert result.shown[0].tier == "confident" or result.shown[0].tie
 
 
 def test_older_releases_were_swept():

@@ -27,15 +27,11 @@ SETTINGS = {
 }
 
 
-def docs_dir() -> Path:
-    return paths.root() / "_build" / "html"
-
-
 def make_datasette(db: Path | None = None, *, docs: Path | None = None) -> Datasette:
     if not pm.is_registered(plugin):
         pm.register(plugin, name="exportkb")
     db = Path(db or paths.db_path())
-    docs = docs or docs_dir()
+    docs = docs or paths.docs_dir()
     docs.mkdir(parents=True, exist_ok=True)
     return Datasette(
         immutables=[str(db)],

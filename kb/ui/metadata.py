@@ -29,6 +29,7 @@ ENTRY_COLUMNS = {
     "fixed_in": "First release after the last reproducing one, if it and every later run release no longer reproduce.",
     "retired": "1 if the failing scripts reproduce on none of the releases they ran on.",
     "version_summary": "The release facts in one line, as the search results show them.",
+    "error_text": "The entry's primary error: the first text its failing scripts raised that its patterns name.",
 }
 
 OBSERVATION_COLUMNS = {
@@ -45,7 +46,11 @@ OBSERVATION_COLUMNS = {
     "exc_type": "Exception type of the failure.",
     "message": "Exception message of the failure.",
     "traceback": "Trimmed traceback with machine paths made portable (<site-packages>, <repo>).",
-    "signature": "Normalised first line of the failure: what varies between runs is masked.",
+    "signature": "Normalised first line of the failure's primary exception: what varies between runs is masked.",
+    "error_text": "The failure's primary exception: the one its entry's patterns name (an entry's own script: that "
+                  "entry; otherwise matched_entry), else the last one. Decided at build time (kb.classify).",
+    "reproduces": "For entries' failing scripts: 1 if one of the entry's own patterns names the error, 0 if it failed "
+                  "with another one; empty for other observations.",
     "matched_entry": "The entry the matcher assigns to this failure at build time (empty: unexplained).",
     "match_score": "The matcher's score for matched_entry (0.5 and above is a confident match).",
     "duration_s": "Wall time of the attempt, seconds.",
@@ -215,6 +220,16 @@ def metadata() -> dict:
                     "entry_texts": {
                         "description": "Error texts observed when each entry's failing scripts ran; the matcher's similarity documents.",
                         "columns": {"entry": "Entry id.", "seq": "Order.", "text": "The exception text as observed."},
+                    },
+                    "report_texts": {
+                        "description": "The train split of the evidence base: real error reports from public threads "
+                                       "that the matcher learns wordings from (devset/reports; test reports are never stored).",
+                        "columns": {"seq": "Order.", "label": "Entry id, or none:<cause> when no entry explains it yet.",
+                                    "entry": "The entry id, or null for a none: label.",
+                                    "thread": "The thread's URL (the split is decided by it).",
+                                    "exporter": "Exporter id the user ran.", "torch": "Torch version the thread states.",
+                                    "stage": "export, save, load, run or env.",
+                                    "text": "The error exactly as posted."},
                     },
                     "meta": {
                         "description": "Build facts: schema version and counts.",

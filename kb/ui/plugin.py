@@ -13,11 +13,12 @@ from urllib.parse import parse_qsl
 
 from datasette import Response, hookimpl
 
+from kb import paths
 from kb.build import load_matcher
-from kb.catalogue import first_sentence
+from kb.catalogue import EXPORTERS, first_sentence
+from kb.site.languages import LANGUAGES as LANGS
 from kb.textin import EmptyInput, read_input
 
-LANGS = {"en": "English", "ko": "한국어", "zh_CN": "简体中文"}
 CONTRIBUTE_URL = "/contribute"  # CONTRIBUTING.md, served from the checkout
 # Pastes beyond this are refused before parsing: the matcher reads at most 1 MB of the
 # tail anyway, and the form is for errors and logs, not uploads.
@@ -51,16 +52,14 @@ async def _entry_details(db, ids: list[str]) -> dict[str, dict]:
         return {}
     marks = ",".join("?" * len(ids))
     rows = (await db.execute(
-        f"select id, cause, fix, exporters, stage, version_summary from entries where id in ({marks})", ids)).rows
+        f"select id, cause, fix, exporters, stage, version_summary, error_text from entries where id in ({marks})",
+        ids)).rows
     details = {r["id"]: dict(r) for r in rows}
     seen = await db.execute(
         f"select coalesce(entry, matched_entry) as eid, group_concat(distinct torch) as versions from observations "
         f"where coalesce(entry, matched_entry) in ({marks}) and outcome = 'fail' group by eid", ids)
     for r in seen.rows:
         details[r["eid"]]["torch_versions"] = sorted((r["versions"] or "").split(","))
-    texts = await db.execute(f"select entry, text from entry_texts where entry in ({marks}) order by entry, seq", ids)
-    for r in texts.rows:
-        details[r["entry"]].setdefault("observed", r["text"])
     return details
 
 
@@ -101,7 +100,7 @@ async def home(datasette, request):
                     {"match": m, "cause": first_sentence(details[m.id]["cause"]),
                      "torch_versions": details[m.id].get("torch_versions", []),
                      "version_summary": details[m.id].get("version_summary"),
-                     "observed": details[m.id].get("observed", ""), "docs": docs_url(m.id, lang)}
+                     "observed": details[m.id]["error_text"] or "", "docs": docs_url(m.id, lang)}
                     for m in confident
                 ]
     html = await datasette.render_template("exportkb_home.html", context, request=request)
@@ -156,18 +155,15 @@ async def matrix(datasette, request):
 
 
 async def _exporters(db) -> list[str]:
-    from kb.catalogue import EXPORTERS
-
     seen = {r[0] for r in (await db.execute("select distinct exporter from observations")).rows}
     return [e for e in EXPORTERS if e in seen] + sorted(seen - set(EXPORTERS))
 
 
+_LANG_RE = "|".join(LANGS)
 GUIDES = {"en": "CONTRIBUTING.md", "ko": "CONTRIBUTING.ko.md", "zh_CN": "CONTRIBUTING.zh.md"}
 
 
 async def contribute(datasette, request):
-    from kb import paths
-
     lang = _lang(request.args.get("lang"))
     guide = paths.root() / GUIDES[lang]
     text = guide.read_text(encoding="utf-8") if guide.exists() else f"See {GUIDES[lang]} in the repository."
@@ -178,10 +174,8 @@ async def contribute(datasette, request):
 
 async def docs_entry(datasette, request):
     """An entry's docs page; until the site has been built, the entry page stands in."""
-    from .app import docs_dir
-
     lang, entry_id = _lang(request.url_vars["lang"]), request.url_vars["entry_id"]
-    page = docs_dir() / lang / "entries" / f"{entry_id}.html"
+    page = paths.docs_dir() / lang / "entries" / f"{entry_id}.html"
     if page.is_file():
         return Response(page.read_text(encoding="utf-8"), content_type="text/html; charset=utf-8")
     return Response.redirect(f"/entry/{entry_id}?lang={lang}")
@@ -200,8 +194,8 @@ def register_routes():
         (r"^/matrix$", matrix),
         (r"^/contribute$", contribute),
         (r"^/docs/?$", docs_index),
-        (r"^/docs/(?P<lang>en|ko|zh_CN)/entries/(?P<entry_id>[a-z0-9-]{1,100})\.html$", docs_entry),
-        (r"^/docs/(?P<lang>en|ko|zh_CN)/?$", docs_index),
+        (rf"^/docs/(?P<lang>{_LANG_RE})/entries/(?P<entry_id>[a-z0-9-]{{1,100}})\.html$", docs_entry),
+        (rf"^/docs/(?P<lang>{_LANG_RE})/?$", docs_index),
     ]
 
 

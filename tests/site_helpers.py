@@ -1,4 +1,4 @@
-"""Helpers for the site tests (no tests here): one shared build, pseudo-translated catalogues.
+"""Helpers for the site tests: the session's site builds (conftest.py's fixtures), pseudo-translated catalogues.
 
 The committed ko/zh_CN catalogues stay empty until translators fill them, so the tests
 make their own complete catalogues: every msgstr is the English text behind a marker.
@@ -102,14 +102,9 @@ class SiteBuild:
         return self.out / "gettext"
 
 
-_BUILD: dict[str, SiteBuild] = {}
-
-
-def site_build(tmp_path_factory) -> SiteBuild:
-    """Build en, ko and zh_CN once per test session, with complete catalogues and -W."""
-    if "site" in _BUILD:
-        return _BUILD["site"]
-    from kb import site, site_i18n
+def build_pseudo_translated(tmp_path_factory) -> SiteBuild:
+    """Build en, ko and zh_CN with complete catalogues and -W (conftest.py's session fixture site_build)."""
+    from kb.site import builder as site, i18n as site_i18n
 
     base = tmp_path_factory.mktemp("site")
     src, out = base / "src", base / "out"
@@ -118,24 +113,19 @@ def site_build(tmp_path_factory) -> SiteBuild:
     pseudo_translate(locale, locale)
     result = site.build_site(LANGS, locale=locale, out=out, src=src, db=None)
     real = site_i18n.report(site_i18n.TRANSLATED_LANGS, REPO / "site" / "locale", out / "gettext")
-    _BUILD["site"] = SiteBuild(base, src, out, locale, result, real)
-    return _BUILD["site"]
+    return SiteBuild(base, src, out, locale, result, real)
 
 
-def real_catalogue_build(tmp_path_factory) -> Path | None:
+def build_with_committed_catalogues(tmp_path_factory, built: SiteBuild) -> Path | None:
     """The site built with the committed catalogues, once they are complete; else None."""
-    if "real" in _BUILD:
-        return _BUILD["real"]
-    from kb import site
+    from kb.site import builder as site
 
-    built = site_build(tmp_path_factory)
     html = None
     if all(c.complete for c in built.real_coverage.values()):
         base = tmp_path_factory.mktemp("site-real")
         locale = copy_locale(REPO / "site" / "locale", base / "locale")
         site.build_site(LANGS, locale=locale, out=base / "out", src=built.src)
         html = base / "out" / "html"
-    _BUILD["real"] = html
     return html
 
 

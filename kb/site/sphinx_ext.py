@@ -32,9 +32,10 @@ from sphinx import addnodes
 from sphinx.util import logging
 from sphinx.util.nodes import IGNORED_NODES
 
+from .languages import LANGUAGES
+
 logger = logging.getLogger(__name__)
 
-LANGUAGES = (("en", "English"), ("ko", "한국어"), ("zh_CN", "简体中文"))
 # Korean has no Sphinx search language. English splits words at spaces and punctuation
 # and leaves Hangul unchanged; what that can and cannot find is stated on the site's
 # search page (find-an-error.rst).
@@ -88,7 +89,7 @@ def language_links(pagename: str, current: str) -> list[dict]:
     up = "../" * (pagename.count("/") + 1)
     return [
         {"code": code, "name": name, "href": f"{up}{code}/{pagename}.html", "current": code == current}
-        for code, name in LANGUAGES
+        for code, name in LANGUAGES.items()
     ]
 
 
@@ -141,7 +142,7 @@ def merge_theme_messages(pot: Path, theme: Path) -> int:
         theirs = read_po(fh)
     added = 0
     for m in theirs:
-        # Strings from the theme's own documentation (docs/conf.py) never reach our pages.
+        # Strings from the theme's own documentation (its own conf.py) never reach our pages.
         if m.id and m.id not in ours and any(path.startswith("src/") for path, _ in m.locations):
             ours.add(m.id, locations=[("pydata-sphinx-theme/" + path, line) for path, line in m.locations],
                      flags=m.flags - {"fuzzy"}, auto_comments=m.auto_comments)

@@ -5,7 +5,7 @@ gettext` writes from today's sources, not just the .po files: a message that was
 to the English pages but never merged into a .po counts as untranslated too. Without
 a .pot directory, only the .po files themselves are counted.
 
-Usage: python -m kb.site_i18n [--pot DIR] [--locale DIR] [--lang ko ...] [--json]
+Usage: python -m kb.site.i18n [--pot DIR] [--locale DIR] [--lang ko ...] [--json]
 """
 from __future__ import annotations
 
@@ -17,9 +17,8 @@ from pathlib import Path
 
 from babel.messages.pofile import read_po
 
-from . import paths
-
-TRANSLATED_LANGS = ("ko", "zh_CN")
+from .. import paths
+from .languages import TRANSLATED_LANGS
 
 
 class TranslationIncomplete(RuntimeError):
@@ -118,7 +117,7 @@ def check(covs: dict[str, Coverage]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m kb.site_i18n", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m kb.site.i18n", description=__doc__.split("\n\n")[0])
     ap.add_argument("--pot", type=Path, help="directory of .pot files (from sphinx-build -b gettext)")
     ap.add_argument("--locale", type=Path, help="locale directory (default: site/locale)")
     ap.add_argument("--lang", action="append", help="language (repeatable; default: ko, zh_CN)")

@@ -1,7 +1,7 @@
 """Assemble the Sphinx source tree: hand-written pages plus pages rendered from kb.db.
 
 site/pages/ is copied as is; site/templates/rst/*.rst.j2 are rendered with the data
-from kb.site_data. A file is only rewritten when its content changed, because Sphinx
+from kb.site.data. A file is only rewritten when its content changed, because Sphinx
 decides what to re-read from modification times: rewriting every page on every build
 would turn each incremental build into a full one.
 """
@@ -13,8 +13,9 @@ from pathlib import Path
 
 import jinja2
 
-from . import paths, site_rst
-from .site_data import SiteData
+from .. import paths
+from . import rst
+from .data import SiteData
 
 
 def site_dir() -> Path:
@@ -39,14 +40,14 @@ def environment(templates: Path | None = None) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
-        autoescape=False,  # the output is reStructuredText, escaped by site_rst
+        autoescape=False,  # the output is reStructuredText, escaped by kb.site.rst
     )
     env.filters.update(
-        inline=site_rst.inline,
-        prose=site_rst.prose,
-        lit=site_rst.literal,
-        heading=site_rst.heading,
-        slug=site_rst.slug,
+        inline=rst.inline,
+        prose=rst.prose,
+        lit=rst.literal,
+        heading=rst.heading,
+        slug=rst.slug,
     )
     return env
 

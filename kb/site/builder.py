@@ -13,7 +13,7 @@ against .pot files made from the current sources before any translated page is b
 Each Sphinx run is its own process: Sphinx keeps per-language state in module globals,
 and separate processes let English and the catalogue extraction, then Korean and
 Chinese, run side by side. They are forked from one runner that imported Sphinx once
-(kb.site_fork), because the imports cost more than an incremental build's work.
+(kb.site.fork), because the imports cost more than an incremental build's work.
 """
 from __future__ import annotations
 
@@ -23,18 +23,14 @@ import sys
 import time
 from pathlib import Path
 
-from . import paths, site_data, site_fork, site_i18n, site_render
-from .build import ensure_built
-
-LANGS = ("en", "ko", "zh_CN")
+from .. import paths
+from ..build import ensure_built
+from . import data, fork, i18n, render
+from .languages import LANGS, TRANSLATED_LANGS
 
 
 class SiteBuildError(RuntimeError):
     """sphinx-build failed; the message carries its warnings and errors."""
-
-
-def build_dir() -> Path:
-    return paths.root() / "_build"
 
 
 def _sphinx(builder: str, lang: str, src: Path, out: Path, doctrees: Path, *,
@@ -49,9 +45,9 @@ def _sphinx(builder: str, lang: str, src: Path, out: Path, doctrees: Path, *,
 
 
 class _Job:
-    """One sphinx-build, run by a kb.site_fork runner; its output is collected on wait()."""
+    """One sphinx-build, run by a kb.site.fork runner; its output is collected on wait()."""
 
-    def __init__(self, runner: site_fork.Runner, name: str, cmd: list[str]):
+    def __init__(self, runner: fork.Runner, name: str, cmd: list[str]):
         self.runner, self.name, self.cmd = runner, name, cmd
         runner.start(name, cmd[3:])  # the arguments after `python -m sphinx`
 
@@ -69,11 +65,11 @@ class _Job:
 
 def _run(name: str, cmd: list[str]) -> float:
     """One sphinx-build on its own (for the commands that need just one)."""
-    with site_fork.Runner(paths.root()) as runner:
+    with fork.Runner(paths.root()) as runner:
         return _Job(runner, name, cmd).wait()
 
 
-def render_sources(db: Path | None = None, src: Path | None = None) -> site_render.RenderReport:
+def render_sources(db: Path | None = None, src: Path | None = None) -> render.RenderReport:
     """Write the Sphinx sources that kb.db implies.
 
     Without `db`, the repository's kb.db is rebuilt first if any source changed; a
@@ -81,7 +77,7 @@ def render_sources(db: Path | None = None, src: Path | None = None) -> site_rend
     """
     if db is None:
         db, _ = ensure_built()
-    return site_render.render(site_data.load(Path(db)), src)
+    return render.render(data.load(Path(db)), src)
 
 
 def build_site(langs=LANGS, *, incremental: bool = True, require_translations: bool = True,
@@ -90,7 +86,7 @@ def build_site(langs=LANGS, *, incremental: bool = True, require_translations: b
     """Build the site for `langs` into <out>/html/<lang>/ (default out: _build/).
 
     Raises SiteBuildError when Sphinx reports any warning, and
-    site_i18n.TranslationIncomplete when a translated language's catalogue is not
+    i18n.TranslationIncomplete when a translated language's catalogue is not
     complete (unless require_translations=False, which builds it with English left in
     place of the missing translations). Returns timings, page counts and coverage.
     `locale` (catalogue directory) and `src` (where the RST sources are assembled,
@@ -101,15 +97,15 @@ def build_site(langs=LANGS, *, incremental: bool = True, require_translations: b
     unknown = set(langs) - set(LANGS)
     if unknown:
         raise ValueError(f"unknown language(s) {sorted(unknown)}; the site has {', '.join(LANGS)}")
-    out = Path(out or build_dir())
-    src = Path(src or site_render.site_dir() / "generated")
+    out = Path(out or paths.build_dir())
+    src = Path(src or render.site_dir() / "generated")
     rendered = render_sources(db, src)
     result: dict = {"langs": list(langs), "incremental": incremental, "pages": rendered.pages,
                     "pages_written": len(rendered.written), "seconds": {"render": time.perf_counter() - t0},
                     "html": {}, "coverage": {}}
     full = not incremental
 
-    with site_fork.Runner(paths.root()) as runner:
+    with fork.Runner(paths.root()) as runner:
         _build_all(runner, langs, result, out=out, src=src, locale=locale, full=full,
                    require_translations=require_translations)
     result["seconds"]["total"] = time.perf_counter() - t0
@@ -131,11 +127,11 @@ def _build_all(runner, langs, result: dict, *, out: Path, src: Path, locale: Pat
                                                   out / "doctrees" / "gettext", locale=None, full=full))
         try:
             result["seconds"]["gettext"] = gettext.wait()
-            covs = site_i18n.report(translated, locale, out / "gettext")
+            covs = i18n.report(translated, locale, out / "gettext")
             result["coverage"] = {k: {"total": c.total, "translated": c.translated, "untranslated": c.untranslated,
                                       "missing": c.missing, "fuzzy": c.fuzzy} for k, c in covs.items()}
             if require_translations:
-                site_i18n.check(covs)
+                i18n.check(covs)
         except BaseException:
             for r in runs:  # let the English build finish, so its pages are still fresh
                 r.settle()
@@ -153,22 +149,22 @@ def _build_all(runner, langs, result: dict, *, out: Path, src: Path, locale: Pat
 
 def extract_messages(*, out: Path | None = None, src: Path | None = None, db: Path | None = None) -> Path:
     """Write the .pot files for the current sources into <out>/gettext and return that path."""
-    out = Path(out or build_dir())
-    src = Path(src or site_render.site_dir() / "generated")
+    out = Path(out or paths.build_dir())
+    src = Path(src or render.site_dir() / "generated")
     render_sources(db, src)
     pot = out / "gettext"
     _run("gettext", _sphinx("gettext", "en", src, pot, out / "doctrees" / "gettext", locale=None, full=False))
     return pot
 
 
-def update_po(langs=site_i18n.TRANSLATED_LANGS, *, locale: Path | None = None, out: Path | None = None,
+def update_po(langs=TRANSLATED_LANGS, *, locale: Path | None = None, out: Path | None = None,
               src: Path | None = None) -> dict:
     """Regenerate the .pot files and merge them into site/locale/<lang>/LC_MESSAGES/*.po.
 
     Changed English messages come back fuzzy (with the old translation as a hint), new
     ones empty; both fail the translated builds until a translator has looked at them.
     """
-    locale = Path(locale or site_i18n.locale_dir())
+    locale = Path(locale or i18n.locale_dir())
     pot = extract_messages(out=out, src=src)
     cmd = [sys.executable, "-m", "sphinx_intl", "update", "-p", str(pot), "-d", str(locale)]
     for lang in langs:
@@ -179,7 +175,7 @@ def update_po(langs=site_i18n.TRANSLATED_LANGS, *, locale: Path | None = None, o
     for lang in langs:
         for po in (locale / lang / "LC_MESSAGES").rglob("*.po"):
             _tidy(po)
-    return {lang: site_i18n.coverage(lang, locale, pot).__dict__ for lang in langs}
+    return {lang: i18n.coverage(lang, locale, pot).__dict__ for lang in langs}
 
 
 def _tidy(po: Path) -> None:
@@ -222,10 +218,10 @@ def main(argv: list[str] | None = None) -> int:
                       f"{c['untranslated']} untranslated, {c['fuzzy']} fuzzy")
             return 0
         if args.coverage:
-            return site_i18n.main(["--pot", str(extract_messages())])
+            return i18n.main(["--pot", str(extract_messages())])
         result = build_site(tuple(args.lang or LANGS), incremental=not args.full,
                             require_translations=not args.allow_untranslated)
-    except (SiteBuildError, site_i18n.TranslationIncomplete) as exc:
+    except (SiteBuildError, i18n.TranslationIncomplete) as exc:
         print(f"site build failed: {exc}", file=sys.stderr)
         return 1
     secs = ", ".join(f"{k} {v:.1f}s" for k, v in result["seconds"].items())

@@ -28,7 +28,7 @@ from pathlib import Path
 PRELOAD = (
     "sphinx.cmd.build", "sphinx.application", "sphinx.builders.html", "sphinx.builders.gettext",
     "sphinx.search", "sphinx.search.zh", "pydata_sphinx_theme", "sphinx_design", "sphinx_copybutton",
-    "babel.messages.pofile", "kb.site_sphinx",
+    "babel.messages.pofile", "kb.site.sphinx_ext",
 )
 
 
@@ -41,7 +41,7 @@ class Runner:
 
     def __init__(self, cwd: Path):
         env = dict(os.environ, PYTHONHASHSEED="0")  # stable set ordering, stable output
-        self.proc = subprocess.Popen([sys.executable, "-m", "kb.site_fork"], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([sys.executable, "-m", "kb.site.fork"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True, env=env, cwd=cwd)
         self.done: dict[str, dict] = {}
 

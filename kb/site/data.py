@@ -13,17 +13,16 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .build import load_matcher
-from .version_status import code_hash, release_key
-from .catalogue import EXPORTERS, STAGES
-from .extract import extract
+from ..catalogue import EXPORTERS, STAGES
+from ..version_status import code_hash, release_key
 
 PASS = "ok"
 FAIL = "fail"
 
 
 @dataclass
-class Case:
+class Script:
+    """One of an entry's runnable scripts (not collectors.corpus.base.Case, a built model)."""
     name: str
     kind: str  # "failing" or "fixed"
     exporter: str
@@ -77,7 +76,7 @@ class EntryPage:
     fix: str
     notes: str
     refs: dict[str, list[str]]
-    cases: list[Case] = field(default_factory=list)
+    cases: list[Script] = field(default_factory=list)
     errors: list[ObservedError] = field(default_factory=list)
     statuses: list[VersionStatus] = field(default_factory=list)
     corpus_models: list[tuple[str, int]] = field(default_factory=list)  # (model, observations)
@@ -169,7 +168,7 @@ def _rows(conn: sqlite3.Connection, sql: str, *args) -> list[sqlite3.Row]:
     return conn.execute(sql, args).fetchall()
 
 
-def _entry_page(conn: sqlite3.Connection, row: sqlite3.Row, matcher) -> EntryPage:
+def _entry_page(conn: sqlite3.Connection, row: sqlite3.Row) -> EntryPage:
     eid = row["id"]
     page = EntryPage(
         id=eid, title=row["title"], rule=row["rule"], exporters=json.loads(row["exporters"]),
@@ -181,7 +180,7 @@ def _entry_page(conn: sqlite3.Connection, row: sqlite3.Row, matcher) -> EntryPag
     # failing.py first, its variants by name, the fixed script last: the order a reader compares them.
     for c in _rows(conn, 'select * from cases where entry = ? order by kind = \'fixed\', "case" != \'failing.py\', "case"',
                    eid):
-        page.cases.append(Case(c["case"], c["kind"], c["exporter"], c["code"]))
+        page.cases.append(Script(c["case"], c["kind"], c["exporter"], c["code"]))
     obs = _rows(conn, "select * from observations where source = 'entry' and entry = ? order by key", eid)
 
     errors: dict[tuple[str, str], ObservedError] = {}
@@ -191,12 +190,13 @@ def _entry_page(conn: sqlite3.Connection, row: sqlite3.Row, matcher) -> EntryPag
             continue
         if current.get(o["case"]) != o["case_hash"]:
             continue  # a run of an earlier version of the script
-        # The exception the entry explains, not the wrapper around it: the same choice
-        # kb.build makes for entry_texts.
-        # Only errors the entry's patterns name: a script that fails differently on an old
-        # release shows up in the status table as "fails with another error", not here.
-        block = matcher.pattern_hits(eid, extract(o["traceback"] or o["message"] or ""))
-        text = block.text.strip("\n") if block is not None else ""
+        # Only errors the entry's patterns name (kb.classify decided at build time, and
+        # error_text is then the exception the entry explains, not a wrapper around it): a
+        # script that fails differently on an old release shows up in the status table as
+        # "fails with another error", not here.
+        if not o["reproduces"]:
+            continue
+        text = o["error_text"] or ""
         if not text.strip():
             continue
         key = (o["case"], text)
@@ -283,8 +283,7 @@ def load(db: Path) -> SiteData:
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     conn.row_factory = sqlite3.Row
     try:
-        matcher = load_matcher(db)
-        entries = [_entry_page(conn, r, matcher) for r in _rows(conn, "select * from entries order by id")]
+        entries = [_entry_page(conn, r) for r in _rows(conn, "select * from entries order by id")]
         return SiteData(entries, _corpus(conn), _entry_runs(conn))
     finally:
         conn.close()
