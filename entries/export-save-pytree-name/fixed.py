@@ -1,8 +1,8 @@
 """Return a plain tuple instead of torch.return_types.max.
 
 `values, indices = scores.max(dim=1)` unpacks the named tuple inside forward, and the
-program returns an ordinary tuple, which torch.export.save knows how to write. The
-program saves, loads and matches eager.
+program returns an ordinary tuple, which torch.export.save knows how to write: saved
+and loaded again, it agrees with eager.
 """
 import io
 

@@ -1,8 +1,8 @@
 """With onnxscript installed (`pip install onnxscript`), the same export works.
 
 This is the same script as failing.py without the finder that hides onnxscript; in a
-real environment the fix is installing the package, which also brings `onnx`. The model
-exports and onnxruntime matches eager.
+real environment the fix is installing the package, which also brings `onnx`. Then the
+export succeeds and onnxruntime agrees with eager.
 """
 import tempfile
 from pathlib import Path
