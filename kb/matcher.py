@@ -42,9 +42,6 @@ from .simindex import SimIndex, text_tokens
 from .textin import InputText, read_input
 
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
-# Kept for callers that compare a score with a threshold; the calibrated value is
-# Calibration.confident, and Match.tier says which side of it a match is on.
-CONFIDENT = 0.5
 # Exceptions considered per search: the last ones printed, distinct by wording. A paste
 # of thousands of exception lines costs no more than one of a dozen.
 MAX_BLOCKS = 12
