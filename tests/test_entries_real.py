@@ -66,18 +66,23 @@ def _error(checked, entry_id, case):
     return next(c.error_text for c in checked[entry_id].cases if c.case == case)
 
 
-def _top(matcher, text):
-    best = matcher.search(text).best
-    return best.id if best else None
+def _answer(matcher, text) -> set[str]:
+    """What search answers: the first entry shown, or every entry of a tie with it (the
+    text cannot order them, and the page says so). Confident or possible: how sure the
+    matcher is, is calibrated on real reports and checked in test_devset.py."""
+    shown = matcher.search(text).shown
+    if not shown:
+        return set()
+    return {m.id for m in shown if m.tie} if shown[0].tie else {shown[0].id}
 
 
 @pytest.mark.parametrize("entry_id,case", FAILING)
 def test_real_error_matches_its_entry(checked, matcher, pattern_only_matcher, entry_id, case):
     text = _error(checked, entry_id, case)
     assert text, f"{entry_id}/{case} printed nothing"
-    assert _top(matcher, text) == entry_id
+    assert entry_id in _answer(matcher, text)
     # Patterns alone, without any recorded observation, already find it.
-    assert _top(pattern_only_matcher, text) == entry_id
+    assert entry_id in _answer(pattern_only_matcher, text)
 
 
 def _error_line(entry_id, text):
@@ -113,10 +118,20 @@ NOISES = {
 @pytest.mark.parametrize("entry_id,case", FAILING)
 def test_noisy_real_error_matches_its_entry(checked, matcher, entry_id, case, noise):
     text = NOISES[noise](_error(checked, entry_id, case))
-    assert _top(matcher, text) == entry_id
+    assert entry_id in _answer(matcher, text)
 
 
 @pytest.mark.parametrize("entry_id,case", FAILING)
 def test_error_line_alone_matches_its_entry(checked, matcher, entry_id, case):
     line = _error_line(entry_id, _error(checked, entry_id, case))
-    assert _top(matcher, line) == entry_id, line
+    assert entry_id in _answer(matcher, line), line
+
+
+def test_most_entries_own_errors_get_a_confident_answer(checked, matcher):
+    """An error an entry's own script raised on the pinned torch is a wording the
+    catalogue has recorded: nearly all of them must be answered with confidence, not
+    only offered as a possible match."""
+    errors = [(entry_id, _error(checked, entry_id, case)) for entry_id, case in FAILING]
+    confident = sum(1 for entry_id, text in errors
+                    if (best := matcher.search(text).best) is not None and best.id == entry_id)
+    assert confident >= 0.9 * len(errors), f"{confident} of {len(errors)}"
