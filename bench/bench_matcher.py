@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script from anywhere
 
-from kb.build import ensure_built, learned_texts, load_matcher  # noqa: E402
+from kb.build import ensure_built, load_matcher, matcher_inputs  # noqa: E402
 from kb.matcher import EntryRef, Matcher  # noqa: E402
 from kb.observations import read_observations  # noqa: E402
 from kb import paths  # noqa: E402
@@ -44,17 +44,7 @@ def traceback_of(lines: int, recorded: str, rng: random.Random) -> str:
 
 def scaled_matcher(db: Path, scale: int) -> Matcher:
     """kb.db's matcher with its catalogue and every learned text copied `scale` times."""
-    import json as _json
-    import sqlite_utils
-
-    kdb = sqlite_utils.Database(db)
-    refs = [EntryRef(r["id"], r["title"], tuple(_json.loads(r["exporters"])), tuple(_json.loads(r["patterns"])))
-            for r in kdb.query("select id, title, exporters, patterns from entries order by id")]
-    observed: dict[str, list[str]] = {}
-    for r in kdb.query("select entry, text from entry_texts order by entry, seq"):
-        observed.setdefault(r["entry"], []).append(r["text"])
-    learned, unexplained = learned_texts(observed, list(kdb.query("select * from report_texts order by seq")),
-                                         {r.id for r in refs})
+    refs, learned, unexplained = matcher_inputs(db)
     big_refs, big_texts, big_unexplained = [], {}, []
     for k in range(scale):
         tag = f"variant{k}"

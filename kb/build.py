@@ -321,8 +321,8 @@ def learned_texts(observed: dict[str, list[str]], report_rows: list[dict], ids: 
     return learned, unexplained
 
 
-def load_matcher(db: Path | None = None, *, exclude_threads: frozenset[str] = frozenset(),
-                 calibration=None) -> Matcher:
+def matcher_inputs(db: Path | None = None, *, exclude_threads: frozenset[str] = frozenset()):
+    """What the matcher is built from, as kb.db holds it: (entries, learned texts, texts no entry explains)."""
     db = Path(db or paths.db_path())
     kdb = sqlite_utils.Database(db)
     refs = [
@@ -334,4 +334,9 @@ def load_matcher(db: Path | None = None, *, exclude_threads: frozenset[str] = fr
         observed.setdefault(r["entry"], []).append(r["text"])
     reports = list(kdb.query("select * from report_texts order by seq"))
     learned, unexplained = learned_texts(observed, reports, {r.id for r in refs}, exclude_threads)
-    return Matcher(refs, learned, unexplained, calibration)
+    return refs, learned, unexplained
+
+
+def load_matcher(db: Path | None = None, *, exclude_threads: frozenset[str] = frozenset(),
+                 calibration=None) -> Matcher:
+    return Matcher(*matcher_inputs(db, exclude_threads=exclude_threads), calibration=calibration)

@@ -4,14 +4,14 @@
     python -m kb.calibrate --check  # exit 1 if the committed file is not what a fit gives
 
 Every train report is scored by a matcher that has not seen its thread (FOLDS folds by
-thread), so a report's own wording never inflates its similarity. The entries' own
-failing runs on every release (kb.db's observations) are samples too: they teach what a
-known wording looks like, and how a chained cause reads. Each candidate entry of each
-sample is one row: its features (kb.matcher.FEATURES) and whether it is the
-report's label. A logistic regression over the rows gives the weights (Newton's method
+thread), so a report's own wording never inflates its similarity. Each candidate entry
+of each report is one row: its features (kb.matcher.FEATURES) and whether it is the
+report's label. (The entries' own failing runs were tried as samples too, with and
+without a feature for an exactly recorded wording: the threshold on reports rose and
+fewer of them got a confident answer, so runs stay out of the fit.) A logistic regression over the rows gives the weights (Newton's method
 with a small L2 penalty: deterministic, no library needed for nine features).
 
-The thresholds come from the reports' out-of-fold confidences only (runs are easy):
+The thresholds come from the same out-of-fold confidences:
 
 * `confident`: the lowest value at which confidently wrong answers stay within
   MAX_CONFIDENTLY_WRONG of all train reports (below the 2% target, to leave a margin
@@ -31,7 +31,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import sqlite3
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,9 +52,6 @@ MIN_POSSIBLE_PRECISION = 0.02
 # likely as the first (2 reports, at any ratio from 0.5 to 0.8) had the right entry first
 # once and second once: below a 2:1 lead the order is a coin flip.
 TIE = 0.5
-# Runs are many and easy (their wording is in the index); counted once each they would
-# drown the reports, which are what users paste. Zero leaves them out of the fit.
-RUN_WEIGHT = 0
 
 
 def fold_of(source: str) -> int:
@@ -74,41 +70,19 @@ def candidate_features(matcher: Matcher, text: str) -> list[tuple[str, dict[str,
     return [(eid, f) for eid, (f, _) in feats.items()]
 
 
-def out_of_fold(reports: list[devset.Report], db: Path) -> list[Scored]:
-    """Each report's candidates, from a matcher built without its fold's threads."""
-    scored = []
+def fold_matchers(reports: list[devset.Report], db: Path, calibration: Calibration | None = None):
+    """(fold's reports, a matcher built without those reports' threads), for each fold."""
     for k in range(FOLDS):
         fold = [r for r in reports if fold_of(r.source) == k]
-        if not fold:
-            continue
-        matcher = load_matcher(db, exclude_threads=frozenset(thread_key(r.source) for r in fold),
-                               calibration=DEFAULT_CALIBRATION)
-        scored.extend(Scored(r, candidate_features(matcher, r.text)) for r in fold if r.text.strip())
-    return scored
+        if fold:
+            yield fold, load_matcher(db, exclude_threads=frozenset(thread_key(r.source) for r in fold),
+                                     calibration=calibration)
 
 
-def run_samples(db: Path, matcher: Matcher) -> list[Scored]:
-    """Entries' failing scripts as they failed on every release run (check and sweep):
-    labelled by construction, and kept only where one of the entry's own patterns names
-    the error (on an old release a script may fail for another reason)."""
-    conn = sqlite3.connect(db)
-    try:
-        rows = conn.execute(
-            "select entry, traceback, message, torch, key from observations where source = 'entry' "
-            "and outcome = 'fail' and \"case\" like 'failing%' and entry is not null order by key").fetchall()
-    finally:
-        conn.close()
-    samples, seen = [], set()
-    for entry, traceback, message, torch, key in rows:
-        text = traceback or message or ""
-        if not text.strip() or (entry, text) in seen:
-            continue
-        seen.add((entry, text))
-        if entry not in matcher._patterns or matcher.pattern_hits(entry, extract(text)) is None:
-            continue
-        report = devset.Report(text, entry, f"run:{key}", None, torch, None, "observations", "train")
-        samples.append(Scored(report, candidate_features(matcher, text)))
-    return samples
+def out_of_fold(reports: list[devset.Report], db: Path) -> list[Scored]:
+    """Each report's candidates, from a matcher built without its fold's threads."""
+    return [Scored(r, candidate_features(matcher, r.text))
+            for fold, matcher in fold_matchers(reports, db, DEFAULT_CALIBRATION) for r in fold if r.text.strip()]
 
 
 def _solve(a: list[list[float]], b: list[float]) -> list[float]:
@@ -181,9 +155,8 @@ def calibrate(db: Path | None = None) -> dict:
     db, _ = ensure_built(db)
     reports = [r for r in devset.train() if r.text.strip()]
     scored = out_of_fold(reports, db)
-    runs = run_samples(db, load_matcher(db, calibration=DEFAULT_CALIBRATION))
     rows, ys = [], []
-    for s in scored + runs * RUN_WEIGHT:
+    for s in scored:
         for eid, f in s.candidates:
             rows.append([f[k] for k in FEATURES])
             ys.append(int(eid == s.report.expected))
@@ -195,8 +168,7 @@ def calibrate(db: Path | None = None) -> dict:
     tops = [_top(cal, s) for s in scored]
     n = len(scored)
     return {
-        "fitted_on": f"train split: {n} reports ({FOLDS} folds by thread) and {len(runs)} entry runs, "
-                     f"{len(rows)} candidate rows",
+        "fitted_on": f"train split: {n} reports ({FOLDS} folds by thread), {len(rows)} candidate rows",
         "weights": weights, "bias": cal.bias, "confident": confident, "possible": possible, "tie": TIE,
         "out_of_fold": {
             "reports": n,

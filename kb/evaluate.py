@@ -33,7 +33,7 @@ from pathlib import Path
 
 from . import devset, paths
 from .build import ensure_built, load_matcher
-from .calibrate import FOLDS, fold_of
+from .calibrate import FOLDS, fold_matchers
 from .devset import thread_key
 from .extract import extract
 from .normalize import clean
@@ -104,16 +104,12 @@ class Evaluation:
 
 def _matchers_for(reports: list[devset.Report], db: Path):
     """(report, matcher) pairs: test reports with kb.db's matcher, train ones out of fold."""
-    full = None
-    for r in reports:
-        if r.split == "test":
-            full = full or load_matcher(db)
-            yield r, full
-    for k in range(FOLDS):
-        fold = [r for r in reports if r.split == "train" and fold_of(r.source) == k]
-        if fold:
-            m = load_matcher(db, exclude_threads=frozenset(thread_key(r.source) for r in fold))
-            yield from ((r, m) for r in fold)
+    test = [r for r in reports if r.split == "test"]
+    if test:
+        full = load_matcher(db)
+        yield from ((r, full) for r in test)
+    for fold, matcher in fold_matchers([r for r in reports if r.split == "train"], db):
+        yield from ((r, matcher) for r in fold)
 
 
 def evaluate(reports: list[devset.Report], db: Path) -> Evaluation:
