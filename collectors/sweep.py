@@ -34,18 +34,41 @@ from .isolate import run_script
 from .portable import portable, trim
 
 # Companion pins per torch release: the versions that were current when it shipped, so
-# each release is seen as its users saw it. A release not listed gets the registry's
-# newest companions that pip finds compatible.
+# each release is seen as its users saw it. The rule: the newest release of each companion
+# uploaded to PyPI before that torch release's own upload date (read from PyPI's JSON API
+# on 2026-11-25). onnxscript had no numbered release before 0.1.0 (January 2025), so the
+# releases before it get 0.1.0, the oldest one that exists. A release not listed gets the
+# registry's newest companions that pip finds compatible.
 COMPANIONS: dict[str, dict[str, str]] = {
+    "2.1.2": {"transformers": "4.36.1", "onnx": "1.15.0", "onnxscript": "0.1.0", "onnxruntime": "1.16.3",
+              "numpy": "1.26.2"},
+    "2.2.2": {"transformers": "4.39.1", "onnx": "1.16.0", "onnxscript": "0.1.0", "onnxruntime": "1.17.1",
+              "numpy": "1.26.4"},
+    "2.3.1": {"transformers": "4.41.2", "onnx": "1.16.1", "onnxscript": "0.1.0", "onnxruntime": "1.18.0",
+              "numpy": "1.26.4"},
     "2.4.1": {"transformers": "4.44.2", "onnx": "1.16.2", "onnxscript": "0.1.0", "onnxruntime": "1.19.2",
               "numpy": "1.26.4"},
+    "2.5.1": {"transformers": "4.46.0", "onnx": "1.17.0", "onnxscript": "0.1.0", "onnxruntime": "1.19.2",
+              "numpy": "2.1.2"},
     "2.6.0": {"transformers": "4.48.3", "onnx": "1.17.0", "onnxscript": "0.2.0", "onnxruntime": "1.20.1",
               "numpy": "2.2.2"},
+    "2.7.1": {"transformers": "4.52.4", "onnx": "1.18.0", "onnxscript": "0.3.0", "onnxruntime": "1.22.0",
+              "numpy": "2.2.6"},
+    "2.8.0": {"transformers": "4.55.0", "onnx": "1.18.0", "onnxscript": "0.3.2", "onnxruntime": "1.22.1",
+              "numpy": "2.3.2"},
     "2.9.1": {"transformers": "4.57.1", "onnx": "1.19.1", "onnxscript": "0.5.4", "onnxruntime": "1.23.2"},
+    "2.10.0": {"transformers": "4.57.6", "onnx": "1.20.1", "onnxscript": "0.5.7", "onnxruntime": "1.23.2",
+               "numpy": "2.4.1"},
+    "2.11.0": {"transformers": "5.3.0", "onnx": "1.20.1", "onnxscript": "0.6.2", "onnxruntime": "1.24.4",
+               "numpy": "2.4.3"},
+    "2.12.1": {"transformers": "5.12.1", "onnx": "1.22.0", "onnxscript": "0.7.0", "onnxruntime": "1.27.0",
+               "numpy": "2.4.6"},
     "2.13.0": {"transformers": "5.23.0", "onnx": "1.23.2", "onnxscript": "0.7.2", "onnxruntime": "1.31.1"},
+    "2.14.1": {"transformers": "5.18.0", "onnx": "1.23.1", "onnxscript": "0.7.2", "onnxruntime": "1.30.0",
+               "numpy": "2.5.3"},
     "2.15.0": {"transformers": "5.23.0", "onnx": "1.23.2", "onnxscript": "0.7.2", "onnxruntime": "1.31.1"},
 }
-DEFAULT_RELEASES = ("2.4.1", "2.6.0", "2.9.1", "2.13.0", "2.15.0")
+DEFAULT_RELEASES = tuple(COMPANIONS)  # every release with pins, oldest first
 
 # Run inside the throw-away venv: what it really has, read from package metadata.
 _VERSIONS_PROBE = """

@@ -312,7 +312,7 @@ def _retired_entries(ids: list[str]) -> list[tuple[str, str]]:
 
 @cli.command()
 @click.option("--torch", "releases", multiple=True, metavar="VERSION",
-              help="A torch release to sweep (repeatable). Default: 2.4.1 2.6.0 2.9.1 2.13.0 2.15.0.")
+              help="A torch release to sweep (repeatable). Default: every release with companion pins, 2.1.2 to 2.15.0.")
 @click.option("--jobs", "-j", default=2, show_default=True, type=click.IntRange(1, 64), help="Scripts in parallel.")
 @click.option("--timeout", default=300.0, show_default=True, help="Seconds per script.")
 @click.option("--keep-venv", is_flag=True, help="Keep each release's venv (under build/sweep) instead of deleting it.")
