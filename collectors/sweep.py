@@ -65,7 +65,7 @@ COMPANIONS: dict[str, dict[str, str]] = {
                "numpy": "2.4.6"},
     "2.13.0": {"transformers": "5.23.0", "onnx": "1.23.2", "onnxscript": "0.7.2", "onnxruntime": "1.31.1"},
     "2.14.1": {"transformers": "5.18.0", "onnx": "1.23.1", "onnxscript": "0.7.2", "onnxruntime": "1.30.0",
-               "numpy": "2.5.3"},
+               "numpy": "2.4.6"},  # numpy 2.5 needs Python 3.12; this machine has 3.11
     "2.15.0": {"transformers": "5.23.0", "onnx": "1.23.2", "onnxscript": "0.7.2", "onnxruntime": "1.31.1"},
 }
 DEFAULT_RELEASES = tuple(COMPANIONS)  # every release with pins, oldest first

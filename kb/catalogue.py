@@ -89,6 +89,11 @@ class Entry:
         return (self.folder / case).read_text(encoding="utf-8")
 
 
+def first_paragraph(text: str) -> str:
+    """The first paragraph of an entry's prose (Markdown kept): what a search result shows."""
+    return (text or "").strip().split("\n\n", 1)[0].strip()
+
+
 def first_sentence(text: str) -> str:
     """The first sentence of an entry's prose, on one line: a result's one-line cause."""
     flat = " ".join(text.split())

@@ -54,18 +54,13 @@ def _progress(description: str, *, counts: bool = False, remaining: bool = True,
         yield update
 
 
-def _result_obj(match) -> dict:
-    """One match as JSON. `confidence` is the calibrated probability that the entry is the
-    right one (kb/calibration.json); `score` is the same number, kept for older clients."""
-    return {"id": match.id, "title": match.title, "score": match.score, "confidence": match.confidence,
-            "tier": match.tier, "tie": match.tie, "exporters": list(match.exporters),
-            "url": paths.entry_url(match.id)}
+def _results_obj(result, limit: int, db: Path, text: str) -> dict:
+    """What --json prints; the web API (`/search.json`) answers the same (kb/answer.py)."""
+    from .answer import results_obj, where_matched
+    from .normalize import clean
 
-
-def _results_obj(result, limit: int) -> dict:
-    """`results`: the confident answers; `possible`: the matches below the threshold, shown as such."""
-    return {"results": [_result_obj(m) for m in result.confident[:limit]],
-            "possible": [_result_obj(m) for m in result.possible[:limit]]}
+    shown = [*result.confident[:limit], *result.possible[:limit]]
+    return results_obj(result, limit, _entry_rows(db, [m.id for m in shown]), where_matched(clean(text), shown))
 
 
 def _entry_rows(db: Path, ids: list[str]) -> dict[str, dict]:
@@ -96,7 +91,7 @@ def search(text, file_, as_json, jsonl, limit):
     Exit status: 0 when an entry matches confidently, 1 when none does, 2 on bad input.
     """
     if jsonl:
-        _search_jsonl(_matcher_and_db()[0], limit)
+        _search_jsonl(*_matcher_and_db(), limit)
         return
     if sum(x is not None for x in (text, file_)) != 1:
         raise click.UsageError("give the error as TEXT, as - (stdin), or with --file LOG")
@@ -120,7 +115,7 @@ def search(text, file_, as_json, jsonl, limit):
     result = matcher.search(inp)
     confident = result.confident[:limit]
     if as_json:
-        click.echo(json.dumps(_results_obj(result, limit), ensure_ascii=False))
+        click.echo(json.dumps(_results_obj(result, limit, db, inp.text), ensure_ascii=False))
         sys.exit(0 if confident else 1)
     if not confident:
         out.print("[bold]No confident match.[/] No entry in the catalogue is known to explain this error.")
@@ -155,7 +150,7 @@ def _print_matches(db: Path, matches) -> None:
             out.print()
 
 
-def _search_jsonl(matcher, limit: int) -> None:
+def _search_jsonl(matcher, db: Path, limit: int) -> None:
     for lineno, raw in enumerate(sys.stdin.buffer, 1):
         if not raw.strip():
             continue
@@ -168,11 +163,11 @@ def _search_jsonl(matcher, limit: int) -> None:
             click.echo(json.dumps({"results": [], "error": f'line {lineno}: expected a JSON object {{"text": "..."}}'}))
             continue
         try:
-            result = matcher.search(text)
+            inp = read_input(text)
         except EmptyInput as exc:
             click.echo(json.dumps({"results": [], "error": f"line {lineno}: {exc}"}))
             continue
-        click.echo(json.dumps(_results_obj(result, limit), ensure_ascii=False))
+        click.echo(json.dumps(_results_obj(matcher.search(inp), limit, db, inp.text), ensure_ascii=False))
 
 
 @cli.command()

@@ -58,20 +58,21 @@ def exception_type(type_name: str) -> str:
     return type_name.rsplit(".", 1)[-1] if type_name else ""
 
 
-def frame_modules(text: str) -> list[str]:
-    """Dotted module names of the frames in torch and the exporter packages, in order."""
-    modules = []
-    for m in _FRAME_FILE.finditer(text):
-        p = _PACKAGE.search(m["file"].replace("\\", "/"))
-        if p:
-            modules.append(p["mod"].replace("/", ".").replace("\\", "."))
-    return modules
-
-
 @lru_cache(maxsize=4096)
 def _family_of(module: str) -> frozenset[str] | None:
     return next((ids for prefix, ids in _FAMILIES if module == prefix or module.startswith(prefix + ".")
                  or module.startswith(prefix + "_")), None)
+
+
+def family_frames(text: str) -> list[tuple[str, frozenset[str]]]:
+    """Each frame line that runs in a module naming an exporter family, with that family."""
+    found = []
+    for m in _FRAME_FILE.finditer(text):
+        p = _PACKAGE.search(m["file"].replace("\\", "/"))
+        ids = _family_of(p["mod"].replace("/", ".").replace("\\", ".")) if p else None
+        if ids is not None:
+            found.append((m.group(0).strip(), ids))
+    return found
 
 
 def exporter_family(text: str) -> frozenset[str]:
@@ -80,10 +81,7 @@ def exporter_family(text: str) -> frozenset[str]:
     Every frame narrows the set: an ONNX export whose frames run through Dynamo is the
     dynamo-based ONNX exporter, not strict `torch.export`."""
     family: frozenset[str] | None = None
-    for module in frame_modules(text):
-        ids = _family_of(module)
-        if ids is None:
-            continue
+    for _line, ids in family_frames(text):
         narrowed = ids if family is None else family & ids
         family = narrowed or family  # frames that disagree keep the earlier (outer) evidence
     return family or frozenset()

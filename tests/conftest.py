@@ -54,3 +54,15 @@ def committed_site(tmp_path_factory, site_build):
     from site_helpers import build_with_committed_catalogues
 
     return build_with_committed_catalogues(tmp_path_factory, site_build)
+
+
+@pytest.fixture(scope="session")
+def ds(kb_db):
+    """The Datasette app `exportkb serve` runs, over the repository's kb.db, started."""
+    import asyncio
+
+    from kb.ui.app import make_datasette
+
+    datasette = make_datasette(kb_db)
+    asyncio.run(datasette.invoke_startup())
+    return datasette

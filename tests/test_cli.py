@@ -32,10 +32,13 @@ def test_search_json_has_exactly_the_documented_shape():
     r = run("search", "--json", OLD_STATIC)
     assert r.returncode == 0
     data = json.loads(r.stdout)
-    assert list(data) == ["results", "possible"]
+    assert list(data) == ["results", "possible", "notes"]
     best = data["results"][0]
-    assert list(best) == ["id", "title", "score", "confidence", "tier", "tie", "exporters", "url"]
+    assert list(best) == ["id", "title", "score", "confidence", "tier", "tie", "exporters", "url", "cause", "fix",
+                          "matched_line"]
     assert best["id"] == "static-batch-size" and best["tier"] == "confident" and data["possible"] == []
+    assert best["matched_line"] == {"line": 1, "text": OLD_STATIC}
+    assert "dynamic_shapes" in best["fix"] and best["cause"].endswith(".")
     assert 0.0 < best["confidence"] <= 1.0
     scores = [x["score"] for x in data["results"]]
     assert scores == sorted(scores, reverse=True)

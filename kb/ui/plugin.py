@@ -1,110 +1,133 @@
-"""The exportkb Datasette plugin: the paste-an-error home page, entry pages, the matrix.
+"""The exportkb Datasette plugin: the paste-an-error home page, the search API, entry pages, the matrix.
 
-Search results come from the same matcher as `exportkb search`, loaded from the
-database Datasette serves. Pasted text is only ever rendered through Jinja's
-autoescaping, and the search form posts with Datasette's CSRF token.
+Search results come from the same matcher as `exportkb search`, run in worker processes
+(kb/ui/search_pool.py) so that no paste holds up the server's event loop. Pasted text is
+only ever rendered through Jinja's autoescaping; entry prose is rendered from Markdown
+with raw HTML disabled. Every search can be reached by a GET link (kb/permalink.py).
 """
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+import re
 from pathlib import Path
-from urllib.parse import parse_qsl
 
 from datasette import Response, hookimpl
+from markupsafe import Markup
 
 from kb import paths
-from kb.build import load_matcher
-from kb.catalogue import EXPORTERS, first_sentence
+from kb.answer import results_obj
+from kb.catalogue import EXPORTERS
+from kb.permalink import BadLink, decode
 from kb.site.languages import LANGUAGES as LANGS
-from kb.textin import EmptyInput, read_input
 
-CONTRIBUTE_URL = "/contribute"  # CONTRIBUTING.md, served from the checkout
+from . import search_pool
+from .prose import markdown
+from .results import docs_url
+from .search_pool import Busy
+
 # Pastes beyond this are refused before parsing: the matcher reads at most 1 MB of the
 # tail anyway, and the form is for errors and logs, not uploads.
 MAX_POST_BYTES = 16_000_000
+# The paths that only search: read-only, so a request from another site can forge nothing
+# and needs no CSRF token (the API is meant to be called from anywhere).
+SEARCH_PATHS = ("/", "/search.json")
+CORS = {"Access-Control-Allow-Origin": "*", "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+        "Access-Control-Allow-Headers": "Content-Type", "Access-Control-Max-Age": "86400"}
+API_LIMIT = 3  # as `exportkb search --json`
+_ENTRY_ID = re.compile(r"[a-z0-9-]{1,100}")
 
 
 def _db(datasette):
     return datasette.get_database("kb")
 
 
-@lru_cache(maxsize=4)
-def _matcher(path: str, mtime_ns: int):
-    return load_matcher(Path(path))
-
-
-def matcher_for(datasette):
-    path = _db(datasette).path
-    return _matcher(path, Path(path).stat().st_mtime_ns)
-
-
 def _lang(value: str | None) -> str:
     return value if value in LANGS else "en"
 
 
-def docs_url(entry_id: str, lang: str) -> str:
-    return f"/docs/{lang}/entries/{entry_id}.html"
+def _base(request) -> str:
+    return f"{request.scheme}://{request.host}"
 
 
-async def _entry_details(db, ids: list[str]) -> dict[str, dict]:
-    if not ids:
-        return {}
-    marks = ",".join("?" * len(ids))
-    rows = (await db.execute(
-        f"select id, cause, fix, exporters, stage, version_summary, error_text from entries where id in ({marks})",
-        ids)).rows
-    details = {r["id"]: dict(r) for r in rows}
-    seen = await db.execute(
-        f"select coalesce(entry, matched_entry) as eid, group_concat(distinct torch) as versions from observations "
-        f"where coalesce(entry, matched_entry) in ({marks}) and outcome = 'fail' group by eid", ids)
-    for r in seen.rows:
-        details[r["eid"]]["torch_versions"] = sorted((r["versions"] or "").split(","))
-    return details
+async def _search(datasette, request, *, field_name: str, lang: str, limit: int = search_pool.LIMIT):
+    """Run the request's search in the pool: a POST body is parsed there, a GET's q or z here."""
+    key = search_pool.db_key(_db(datasette).path)
+    if request.method == "POST":
+        body = await request.post_body()
+        if len(body) > MAX_POST_BYTES:
+            return search_pool.Answer(error=_too_large(len(body)), status=413, lang=lang)
+        return await search_pool.run(search_pool.answer, *key, None, body, request.headers.get("content-type", ""),
+                                     field_name, lang, limit)
+    if "z" in request.args:
+        try:
+            text = decode(request.args["z"])
+        except BadLink as exc:
+            return search_pool.Answer(error=str(exc), status=400, lang=lang)
+    else:
+        text = request.args.get("q", "")
+    return await search_pool.run(search_pool.answer, *key, text, None, "", field_name, lang, limit)
 
 
-async def _parse_form(request) -> tuple[dict[str, str], str | None]:
-    body = await request.post_body()
-    if len(body) > MAX_POST_BYTES:
-        return {}, f"the paste is {len(body) / 1e6:.1f} MB; the limit is {MAX_POST_BYTES // 1_000_000} MB"
-    # Decode leniently: a paste of binary junk must not take the page down.
-    form = dict(parse_qsl(body.decode("latin-1"), keep_blank_values=True, encoding="utf-8", errors="replace"))
-    return form, None
+def _too_large(size: int) -> str:
+    return f"the paste is {size / 1e6:.1f} MB; the limit is {MAX_POST_BYTES // 1_000_000} MB"
+
+
+def _shared_ids(request) -> list[str]:
+    """The entries a shared link says were shown when it was made (`e`), valid ids only."""
+    return [i for i in (request.args.get("e") or "").split(",") if _ENTRY_ID.fullmatch(i)][:10]
 
 
 async def home(datasette, request):
     lang = _lang(request.args.get("lang"))
-    context = {"langs": LANGS, "lang": lang, "query": "", "results": None, "notes": [], "error": None,
-               "possible": [], "contribute_url": CONTRIBUTE_URL}
-    status = 200
-    if request.method == "POST":
-        form, error = await _parse_form(request)
-        lang = context["lang"] = _lang(form.get("lang"))
-        text = form.get("error", "")
-        context["query"] = text[:200_000]  # echo back (escaped) what fits in a textarea
-        if error:
-            context["error"], status = error, 413
+    context = {"langs": LANGS, "lang": lang, "query": "", "results_html": None, "notes": [], "error": None,
+               "link": None, "then": [],
+               "site_url": _base(request)}
+    status, headers = 200, {}
+    searching = request.method == "POST" or "q" in request.args or "z" in request.args
+    if searching:
+        try:
+            ans = await _search(datasette, request, field_name="error", lang=lang)
+        except Busy as exc:
+            ans = search_pool.Answer(error=f"The server is busy ({exc}); try again in a few seconds.", status=503)
+            headers["Retry-After"] = "2"
+        lang = context["lang"] = _lang(ans.lang)
+        context["query"], context["notes"], status = ans.query, ans.notes, ans.status
+        if ans.error:
+            context["error"] = ans.error
         else:
-            try:
-                inp = read_input(text)
-            except EmptyInput as exc:
-                context["error"], status = str(exc), 400
-            else:
-                result = matcher_for(datasette).search(inp)
-                confident = result.confident[:5]
-                details = await _entry_details(_db(datasette), [m.id for m in confident])
-                context["notes"] = inp.notes
-                # Below the threshold, the matches still above the `possible` tier are offered as such.
-                context["possible"] = result.possible[:3]
-                context["results"] = [
-                    {"match": m, "cause": first_sentence(details[m.id]["cause"]),
-                     "torch_versions": details[m.id].get("torch_versions", []),
-                     "version_summary": details[m.id].get("version_summary"),
-                     "observed": details[m.id]["error_text"] or "", "docs": docs_url(m.id, lang)}
-                    for m in confident
-                ]
+            context["results_html"] = Markup(ans.html)  # rendered in the worker, escaped there
+            context["link"] = f"{_base(request)}/?{ans.link}"
+            then = _shared_ids(request)
+            if "e" in request.args and then != [m.id for m in ans.result.ranked]:
+                context["then"] = then  # the catalogue changed since the link was made
     html = await datasette.render_template("exportkb_home.html", context, request=request)
-    return Response.html(html, status=status)
+    return Response.html(html, status=status, headers=headers)
+
+
+async def search_json(datasette, request):
+    """`/search.json?q=...` (or `z=`), or a POST of JSON {"q": ...}, a form or plain text:
+    what `exportkb search --json` prints, plus the notes, the matched lines and a link."""
+    if request.method == "OPTIONS":
+        return Response("", status=204, headers=CORS)
+    try:
+        limit = max(1, min(20, int(request.args.get("limit") or API_LIMIT)))
+    except ValueError:
+        return Response.json({"error": "limit must be a number from 1 to 20", "results": [], "possible": []},
+                             status=400, headers=CORS)
+    lang = _lang(request.args.get("lang"))
+    if request.method == "GET" and "q" not in request.args and "z" not in request.args:
+        return Response.json({"error": "give the error text as q (GET ?q=... or POST)", "results": [],
+                              "possible": []}, status=400, headers=CORS)
+    try:
+        ans = await _search(datasette, request, field_name="q", lang=lang, limit=limit)
+    except Busy as exc:
+        return Response.json({"error": f"busy: {exc}", "results": [], "possible": []}, status=503,
+                             headers={**CORS, "Retry-After": "2"})
+    if ans.error:
+        return Response.json({"error": ans.error, "results": [], "possible": []}, status=ans.status, headers=CORS)
+    obj = results_obj(ans.result, limit, ans.facts, ans.where)
+    obj["link"] = f"{_base(request)}/?{ans.link}"
+    return Response.json(obj, headers=CORS)
 
 
 async def entry_page(datasette, request):
@@ -190,6 +213,7 @@ async def docs_index(request):
 def register_routes():
     return [
         (r"^/$", home),
+        (r"^/search\.json$", search_json),
         (r"^/entry/(?P<entry_id>[a-z0-9-]{1,100})$", entry_page),
         (r"^/matrix$", matrix),
         (r"^/contribute$", contribute),
@@ -225,11 +249,12 @@ def _ascii_form_body(body: bytes) -> bytes:
 @hookimpl
 def asgi_wrapper(datasette):
     def wrap(app):
-        async def sanitise_form_posts(scope, receive, send):
-            headers = dict(scope.get("headers") or [])
-            if (scope["type"] != "http" or scope.get("method") != "POST"
-                    or not headers.get(b"content-type", b"").startswith(b"application/x-www-form-urlencoded")):
+        async def bound_posts(scope, receive, send):
+            """Refuse a POST body over MAX_POST_BYTES while it streams in, before anything
+            buffers it; and make a form body that the CSRF middleware will parse ASCII."""
+            if scope["type"] != "http" or scope.get("method") != "POST":
                 return await app(scope, receive, send)
+            headers = dict(scope.get("headers") or [])
             chunks, size = [], 0
             while True:
                 message = await receive()
@@ -240,7 +265,11 @@ def asgi_wrapper(datasette):
                     return await response.asgi_send(send)
                 if not message.get("more_body"):
                     break
-            body = _ascii_form_body(b"".join(chunks))
+            body = b"".join(chunks)
+            # The search paths skip the CSRF middleware and parse their body in a worker.
+            if scope.get("path") not in SEARCH_PATHS and \
+                    headers.get(b"content-type", b"").startswith(b"application/x-www-form-urlencoded"):
+                body = _ascii_form_body(body)
             sent = False
 
             async def replay():
@@ -252,9 +281,35 @@ def asgi_wrapper(datasette):
 
             return await app(scope, replay, send)
 
-        return sanitise_form_posts
+        return bound_posts
 
     return wrap
+
+
+@hookimpl
+def skip_csrf(datasette, scope):
+    """Searching changes nothing, so there is nothing for a cross-site request to forge; the
+    JSON API must take POSTs from scripts and other sites, which have no CSRF cookie."""
+    return scope.get("type") == "http" and scope.get("path") in SEARCH_PATHS
+
+
+@hookimpl
+def startup(datasette):
+    """Start the search workers with the server, so the first search does not wait for them."""
+    db = datasette.databases.get("kb")
+    if db is not None and db.path:
+        search_pool.prewarm(db.path)
+
+
+@hookimpl
+def prepare_jinja2_environment(env):
+    env.filters["markdown"] = markdown
+
+
+@hookimpl
+def extra_js_urls(template, database, table, columns, view_name, request, datasette):
+    # A module script runs after the page is parsed (deferred), when the form exists.
+    return [{"url": "/exportkb-static/exportkb.js", "module": True}] if template == "exportkb_home.html" else []
 
 
 @hookimpl
