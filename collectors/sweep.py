@@ -68,6 +68,16 @@ COMPANIONS: dict[str, dict[str, str]] = {
                "numpy": "2.4.6"},  # numpy 2.5 needs Python 3.12; this machine has 3.11
     "2.15.0": {"transformers": "5.23.0", "onnx": "1.23.2", "onnxscript": "0.7.2", "onnxruntime": "1.31.1"},
 }
+# ExecuTorch follows PyTorch's releases: the first executorch uploaded after a torch minor's
+# .0 release is the one built for it (PyPI upload dates, read on 2026-11-25); 2.13.0 takes
+# the project's own verified pin (pyproject.toml). Before 2.3 there is no executorch wheel
+# for Python 3.11. It is installed only when an ExecuTorch entry is swept, in a step of its
+# own: a release where it does not install is still swept, and the reason is recorded.
+EXECUTORCH: dict[str, str] = {
+    "2.3.1": "0.2.0", "2.4.1": "0.3.0", "2.5.1": "0.4.0", "2.6.0": "0.5.0", "2.7.1": "0.6.0", "2.8.0": "0.7.0",
+    "2.9.1": "1.0.0", "2.10.0": "1.1.0", "2.11.0": "1.2.0", "2.12.1": "1.3.1", "2.13.0": "1.5.1", "2.14.1": "1.5.1",
+    "2.15.0": "1.5.1",
+}
 DEFAULT_RELEASES = tuple(COMPANIONS)  # every release with pins, oldest first
 
 # Run inside the throw-away venv: what it really has, read from package metadata.
@@ -101,6 +111,8 @@ class ReleaseReport:
     outcomes: dict[str, int] = field(default_factory=dict)
     versions: dict[str, str | None] = field(default_factory=dict)
     error: str | None = None
+    # package -> why it is not in the venv (pip's last lines), for companions that may fail
+    missing: dict[str, str] = field(default_factory=dict)
 
 
 def requirements(torch_version: str) -> list[str]:
@@ -144,8 +156,11 @@ def _pip(python: Path, args: list[str], log: Path) -> None:
         proc = subprocess.run([str(python), "-m", "pip", *args], stdout=fh, stderr=subprocess.STDOUT, env=env)
     if proc.returncode:
         lines = [ln for ln in log.read_text(errors="replace").splitlines() if ln.strip() and "is ignored" not in ln]
+        # pip's own diagnosis (what conflicts with what) says more than its closing advice.
+        start = next((i for i, ln in enumerate(lines) if ln.startswith("ERROR: Cannot install")), None)
+        said = lines[start:start + 4] + lines[-1:] if start is not None else lines[-4:]
         raise SweepError(f"pip {args[0]} failed (exit {proc.returncode}); the log is kept in {log}:\n  "
-                         + "\n  ".join(lines[-4:]))
+                         + "\n  ".join(said))
 
 
 def create_venv(torch_version: str, folder: Path) -> Path:
@@ -160,6 +175,38 @@ def create_venv(torch_version: str, folder: Path) -> Path:
     # The project's constraints pin torch for its own venv; a sweep venv must not see them.
     _pip(python, ["install", "--only-binary", ":all:", *requirements(torch_version)], log)
     return python
+
+
+def add_executorch(python: Path, torch_version: str) -> str | None:
+    """Install the release's executorch next to its torch; None when it installed, else why not."""
+    pin = EXECUTORCH.get(torch_version)
+    if pin is None:
+        return f"no executorch release is paired with torch {torch_version} (none has a Python 3.11 wheel)"
+    log = sweep_dir() / f"torch-{torch_version}.executorch.pip.log"
+    log.unlink(missing_ok=True)
+    try:
+        # The release's own pins come along, so pip may not replace its torch to suit executorch.
+        # Wheels where they exist; some of executorch's pure-Python dependencies (antlr4
+        # runtime 4.9, through hydra-core) were only ever published as source.
+        _pip(python, ["install", "--prefer-binary", f"executorch=={pin}", *requirements(torch_version)], log)
+    except SweepError as exc:
+        return f"executorch=={pin}: {exc}"
+    log.unlink(missing_ok=True)
+    return None
+
+
+def companions_path(folder: Path | None = None) -> Path:
+    return (folder or paths.observations_dir()) / "sweep-companions.json"
+
+
+def record_companions(report: "ReleaseReport", folder: Path | None = None) -> None:
+    """observations/sweep-companions.json: per release, the companions its venv had, and why
+    any that the sweep asked for is missing. Rewritten whole, sorted, so diffs stay small."""
+    path = companions_path(folder)
+    data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    data[report.torch] = {"versions": {k: v for k, v in sorted(report.versions.items()) if k != "torch"},
+                          "missing": dict(sorted(report.missing.items()))}
+    path.write_text(json.dumps(dict(sorted(data.items())), indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def probe_versions(python: Path) -> dict:
@@ -188,10 +235,15 @@ def run_release(entries: list[Entry], torch_version: str, *, jobs: int = 2, time
         start = time.monotonic()
         python = create_venv(torch_version, folder)
         pip_log(torch_version).unlink(missing_ok=True)
+        if any("executorch" in e.exporters for e in entries):
+            reason = add_executorch(python, torch_version)
+            if reason:
+                report.missing["executorch"] = reason
         report.install_s = round(time.monotonic() - start, 1)
         report.venv_mb = round(_du_mb(folder / "venv"), 1)
         probed = probe_versions(python)
         report.versions = probed["versions"]
+        record_companions(report, out_folder)
         env = {"python": probed["python"], "platform": probed["platform"]}
         jobs_list = [(e, c, "failing") for e in entries for c in e.failing_cases] + \
                     [(e, e.fixed_case, "fixed") for e in entries]

@@ -138,7 +138,9 @@ def observed_texts(entries: list[Entry], observations: list[dict]) -> dict[str, 
             continue
         # Only an error one of the entry's patterns names is learned: a script that fails
         # differently on an old release (an API it uses did not exist yet) teaches nothing.
-        block = pattern_only.pattern_hits(entry_id, failure_blocks(rec))
-        if block is not None and block.text not in texts.get(entry_id, ()):
-            texts.setdefault(entry_id, []).append(block.text)
+        # Every exception the patterns name, not just the first: in a chain (a DispatchError
+        # under a ConversionError) the search weighs the last one named, so it must be known.
+        for block in failure_blocks(rec):
+            if pattern_only.pattern_hits(entry_id, [block]) is not None and block.text not in texts.get(entry_id, ()):
+                texts.setdefault(entry_id, []).append(block.text)
     return texts

@@ -48,7 +48,7 @@ MAX_BLOCKS = 12
 # Similarity candidates per search besides every pattern hit.
 MAX_SIMILAR = 12
 FEATURES = ("pattern", "pattern_cause", "pattern_alone", "sim", "sim_margin", "type_match", "type_clash",
-            "family_agree", "family_clash", "unexplained_margin")
+            "family_agree", "family_clash", "unexplained_margin", "unexplained_close")
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
 
@@ -185,6 +185,12 @@ class Matcher:
                 raised = [b for b in extract(t, already_clean=True) if b.kind == "exception"]
                 if raised:
                     self._types[e.id].add(exception_type(raised[-1].type))
+                # The type of an exception the entry's patterns name counts too: a wrapper
+                # raised around it (ONNX's exporter error around a ConversionError) is
+                # what the text ends with, but the named exception is where the evidence is.
+                for b in raised[:-1]:
+                    if any(p.search(b.text) for p in self._patterns[e.id]):
+                        self._types[e.id].add(exception_type(b.type))
         for t in dict.fromkeys(unexplained):
             toks = text_tokens(t)
             if toks:
@@ -261,6 +267,10 @@ class Matcher:
                 "family_agree": float(bool(family & exporters)),
                 "family_clash": float(bool(family) and not family & exporters),
                 "unexplained_margin": max(0.0, unexplained - sim),
+                # As close to a report no entry explains as to the entry: the wording is
+                # shared by a cause the catalogue lacks (a generic message such as a device
+                # mismatch), so even an exact wording match is weaker evidence.
+                "unexplained_close": float(unexplained >= 0.8 * sim > 0),
             }
             out[eid] = (feats, blocks[evidence_i])
         return out

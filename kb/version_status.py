@@ -7,9 +7,13 @@ case hash differs from the current code recorded a script that no longer exists.
 For one release, the failing scripts decide the status:
 * reproduces: every failing script failed and one of the entry's patterns names the error;
 * partly: some failing scripts reproduce and some do not;
-* differs: no failing script reproduces, but some failed with another error (an API
-  the script uses may not exist yet on that release, say): the error text is shown, and
-  it is not learned by the matcher unless a pattern is widened to name it;
+* differs: no failing script reproduces, but some failed with another error: the error
+  text is shown, and it is not learned by the matcher unless a pattern is widened to
+  name it;
+* unavailable: the failing scripts could not run at all on that release, because a
+  package, a module or an API they use is missing there (`No module named 'executorch'`,
+  `cannot import name ...`, `module 'torch._inductor' has no attribute ...`): it says
+  nothing about the failure, so a later release that reproduces it did not start it;
 * no-repro: every failing script ran cleanly;
 * error: the scripts only timed out or crashed.
 
@@ -20,12 +24,23 @@ release at all is `retired`, like a retired error code: kept for the text in old
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 
 from .catalogue import Entry
 from .classify import Classification
 
 REPRODUCING = ("reproduces", "partly")
+# An import or attribute error that names a missing module, name or module attribute: the
+# release lacks what the script needs (an older API, a companion not installed there).
+_MISSING = re.compile(r"(?:No module named |cannot import name |module '[\w.]+' has no attribute )")
+_MISSING_TYPES = ("ModuleNotFoundError", "ImportError", "AttributeError")
+
+
+def needs_missing_api(rec: dict) -> bool:
+    """Did this run fail because its release lacks a module, package or API the script uses?"""
+    exc = (rec.get("exc_type") or "").rsplit(".", 1)[-1]
+    return exc in _MISSING_TYPES and bool(_MISSING.match(rec.get("message") or ""))
 
 
 def code_hash(code: str) -> str:
@@ -65,6 +80,7 @@ class ReleaseStatus:
     fixed_run: int = 0
     fixed_ok: int = 0
     failing_clean: int = 0
+    failing_unavailable: int = 0  # failed because the release lacks a module or API the script uses
     error_text: str = ""  # the first failing script's primary error on this release
 
     @property
@@ -72,7 +88,7 @@ class ReleaseStatus:
         if self.failing_reproduced:
             return "reproduces" if self.failing_reproduced == self.failing_run else "partly"
         if self.failing_failed:
-            return "differs"
+            return "unavailable" if self.failing_unavailable == self.failing_failed else "differs"
         if self.failing_run and self.failing_run == self.failing_clean:
             return "no-repro"
         return "error"
@@ -146,6 +162,7 @@ def compute(entries: list[Entry], observations: list[dict],
         if outcome != "fail":
             continue
         tally.failing_failed += 1
+        tally.failing_unavailable += needs_missing_api(rec)
         found = classes.get(rec["key"])
         if found is None:
             continue

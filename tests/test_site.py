@@ -157,9 +157,25 @@ def test_entry_that_no_longer_reproduces_says_so(site_build):
     text = visible_text(page(site_build, "en", "entries/frozen-storage-mutation.html"))
     # The committed sweep: reproduces on 2.4.1 only; 2.15.0 is the newest release that ran it.
     assert "does not reproduce on torch 2.15.0 , the newest release its scripts ran on" in text
-    assert "Reproduces on : 2.4.1 Fixed in : 2.6.0" in text
+    assert "Reproduces on : 2.4.1 , 2.5.1 Fixed in : 2.6.0" in text
     assert "2.4.1 1/1 Runs cleanly Reproduces" in text
     assert re.search(r"2\.13\.0 0/\d+ Runs cleanly Does not reproduce", text)
+
+
+def test_release_pages_say_what_each_release_changed(site_build, committed_site):
+    index = visible_text(page(site_build, "en", "releases/index.html"))
+    assert "What changed in each torch release" in index
+    html = page(site_build, "en", "releases/2.6.0.html")
+    text = visible_text(html)
+    assert "Compared with : 2.5.1" in text
+    # frozen-storage-mutation reproduced on 2.5.1 and stopped on 2.6.0 (the committed sweeps).
+    stopped = html.split('id="stopped-reproducing"', 1)[1].split('id="started-reproducing"', 1)[0]
+    assert 'href="../entries/frozen-storage-mutation.html"' in stopped
+    assert committed_site is not None, "the committed catalogues are incomplete"
+    for lang in ("ko", "zh_CN"):
+        translated = (committed_site / lang / "releases" / "2.6.0.html").read_text(encoding="utf-8")
+        assert 'href="../entries/frozen-storage-mutation.html"' in translated
+        assert "Stopped reproducing" not in visible_text(translated)  # the headings are translated
 
 
 def test_translated_pages_change_prose_but_not_code(site_build):

@@ -86,3 +86,24 @@ def test_a_release_that_cannot_be_installed_is_a_clear_error_and_records_nothing
     assert not (root / "observations" / "sweep-torch-0.0.1.jsonl").exists()
     # The venv is gone; pip's log stays for the reader.
     assert [p.name for p in (tmp_path / "sweeps").iterdir()] == ["torch-0.0.1.pip.log"]
+
+
+def test_each_release_records_its_companions_and_why_one_is_missing(tmp_path):
+    from pathlib import Path
+
+    from collectors.sweep import EXECUTORCH, ReleaseReport, add_executorch, companions_path, record_companions
+
+    # torch 2.1.2 has no executorch wheel for Python 3.11: said without asking pip.
+    reason = add_executorch(Path("/no/such/python"), "2.1.2")
+    assert "2.1.2" not in EXECUTORCH and "no executorch release is paired with torch 2.1.2" in reason
+    old = ReleaseReport("2.1.2", versions={"torch": "2.1.2", "onnx": "1.15.0", "executorch": None},
+                        missing={"executorch": reason})
+    new = ReleaseReport("2.13.0", versions={"torch": "2.13.0", "onnx": "1.23.2", "executorch": "1.5.1"})
+    record_companions(new, tmp_path)
+    record_companions(old, tmp_path)
+    data = json.loads(companions_path(tmp_path).read_text())
+    assert list(data) == ["2.1.2", "2.13.0"]
+    assert data["2.1.2"] == {"versions": {"executorch": None, "onnx": "1.15.0"}, "missing": {"executorch": reason}}
+    assert data["2.13.0"]["missing"] == {} and data["2.13.0"]["versions"]["executorch"] == "1.5.1"
+    # Every release the sweep pins has an executorch from its time or says why not.
+    assert set(EXECUTORCH) <= set(__import__("collectors.sweep", fromlist=["COMPANIONS"]).COMPANIONS)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..catalogue import EXPORTERS, STAGES
-from ..version_status import code_hash, release_key
+from ..version_status import REPRODUCING, code_hash, release_key, release_of
 
 PASS = "ok"
 FAIL = "fail"
@@ -43,7 +43,7 @@ class ObservedError:
 class VersionStatus:
     """One row of kb.db's entry_versions (see kb.version_status for the statuses)."""
     torch: str
-    status: str  # reproduces | partly | differs | no-repro | error
+    status: str  # reproduces | partly | differs | unavailable | no-repro | error
     fix: str  # works | fails | not-run
     failing_run: int
     failing_reproduced: int
@@ -157,6 +157,71 @@ class SiteData:
             for t in e.tags:
                 tags[t].append(e)
         return dict(sorted(tags.items()))
+
+
+@dataclass
+class Reworded:
+    """An entry that reproduces on two consecutive releases with a different error text."""
+    entry: EntryPage
+    case: str
+    before: str
+    after: str
+
+
+@dataclass
+class ReleaseChanges:
+    """What one torch release changed for the entries, against the release swept before it.
+
+    Only entries that ran on both releases are compared: an entry swept on one of them
+    only says nothing about the change."""
+    torch: str
+    previous: str | None
+    ran: int = 0  # entries with a status on this release
+    compared: int = 0  # ... and on the previous one
+    statuses: dict[str, int] = field(default_factory=dict)
+    companions: dict[str, str] = field(default_factory=dict)  # library -> version in the sweep's venv
+    missing: dict[str, str] = field(default_factory=dict)  # library -> why it was not installed
+    stopped: list[tuple[EntryPage, str]] = field(default_factory=list)  # (entry, status now)
+    started: list[tuple[EntryPage, str]] = field(default_factory=list)  # (entry, status before)
+    reworded: list[Reworded] = field(default_factory=list)
+
+
+def _texts_on(page: EntryPage, case: str, release: str) -> list[str]:
+    return [e.text for e in page.errors if e.case == case and release in {release_of(t) for t in e.torch}]
+
+
+def release_changes(entries: list[EntryPage], companions: dict | None = None) -> list[ReleaseChanges]:
+    """One ReleaseChanges per release any entry ran on, oldest first. `companions` is what
+    observations/sweep-companions.json records of each release's venv (exportkb sweep)."""
+    status = {e.id: {release_of(s.torch): s.status for s in e.statuses} for e in entries}
+    releases = sorted({r for per in status.values() for r in per}, key=release_key)
+    out = []
+    for i, rel in enumerate(releases):
+        prev = releases[i - 1] if i else None
+        venv = (companions or {}).get(rel, {})
+        ch = ReleaseChanges(rel, prev, companions={k: v for k, v in venv.get("versions", {}).items() if v},
+                            missing=dict(venv.get("missing", {})))
+        for e in entries:
+            now = status[e.id].get(rel)
+            if now is None:
+                continue
+            ch.ran += 1
+            ch.statuses[now] = ch.statuses.get(now, 0) + 1
+            before = status[e.id].get(prev) if prev else None
+            if before is None:
+                continue
+            ch.compared += 1
+            if before in REPRODUCING and now == "no-repro":
+                ch.stopped.append((e, now))
+            elif before in ("no-repro", "differs") and now in REPRODUCING:
+                ch.started.append((e, before))
+            elif before in REPRODUCING and now in REPRODUCING:
+                for case in dict.fromkeys(err.case for err in e.errors):
+                    old, new = _texts_on(e, case, prev), _texts_on(e, case, rel)
+                    if old and new and not set(old) & set(new):
+                        ch.reworded.append(Reworded(e, case, old[0], new[0]))
+        out.append(ch)
+    return out
 
 
 def version_key(v: str) -> tuple:

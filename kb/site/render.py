@@ -15,7 +15,7 @@ import jinja2
 
 from .. import paths
 from . import rst
-from .data import SiteData
+from .data import SiteData, release_changes
 
 
 def site_dir() -> Path:
@@ -66,6 +66,11 @@ def pages(data: SiteData, env: jinja2.Environment, pages_dir: Path | None = None
     out["browse/stages.rst"] = env.get_template("by-stage.rst.j2").render(data=data)
     out["corpus/index.rst"] = env.get_template("corpus.rst.j2").render(data=data)
     out["accuracy/index.rst"] = env.get_template("accuracy.rst.j2").render(acc=accuracy(), pct=_pct)
+    changes = release_changes(data.entries, sweep_companions())
+    out["releases/index.rst"] = env.get_template("releases-index.rst.j2").render(changes=changes)
+    release = env.get_template("release.rst.j2")
+    for c in changes:
+        out[f"releases/{c.torch}.rst"] = release.render(c=c)
     return out
 
 
@@ -73,6 +78,12 @@ def accuracy() -> dict | None:
     """The search evaluation that `python -m kb.evaluate --write` committed, if any."""
     path = paths.root() / "devset" / "evaluation.json"
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+def sweep_companions() -> dict:
+    """The companion libraries of each swept release's venv, as `exportkb sweep` recorded them."""
+    path = paths.observations_dir() / "sweep-companions.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
 def _pct(value: float | None) -> str:

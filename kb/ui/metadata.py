@@ -170,7 +170,8 @@ def metadata() -> dict:
                             "entry": "Entry id.",
                             "torch": "torch release, without the local build tag.",
                             "release_order": "Position of the release, oldest first.",
-                            "status": "reproduces, partly, differs (fails with another error), no-repro, or error (timeout/crash).",
+                            "status": "reproduces, partly, differs (fails with another error), unavailable (a module or API the "
+                                      "scripts use is missing on that release), no-repro, or error (timeout/crash).",
                             "fix": "works, fails or not-run: the fixed script on this release.",
                             "failing_run": "Failing scripts that ran.",
                             "failing_reproduced": "Failing scripts that failed with an error the entry's patterns name.",

@@ -13,6 +13,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from kb.catalogue import first_paragraph
+from kb.version_status import release_key
 
 from .prose import markdown
 
@@ -38,7 +39,7 @@ def entry_facts(db: str) -> dict[str, dict]:
                 "select coalesce(entry, matched_entry) as eid, group_concat(distinct torch) as versions "
                 "from observations where coalesce(entry, matched_entry) is not null and outcome = 'fail' group by eid"):
             if r["eid"] in facts:
-                facts[r["eid"]]["torch_versions"] = sorted((r["versions"] or "").split(","))
+                facts[r["eid"]]["torch_versions"] = sorted((r["versions"] or "").split(","), key=release_key)
     finally:
         con.close()
     return facts
