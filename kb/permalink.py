@@ -75,12 +75,9 @@ def _compose(frames: list[str], blocks: list[ExceptionBlock]) -> str:
 
 def excerpt(text: str) -> Excerpt:
     """What a link carries of `text` (already cleaned, as the matcher reads it)."""
-    blocks = bounded_blocks(extract(text, already_clean=True))
-    if all(b.kind == "text" for b in blocks):
-        # No exception line anywhere: the matcher read the text's tail, frames and all.
-        frames, blocks = [], [ExceptionBlock("", b.message, "text") for b in blocks]
-    else:
-        frames = _family_frames(text)
+    blocks = original = bounded_blocks(extract(text, already_clean=True))
+    # With no exception line anywhere the matcher read the text's tail, frames and all.
+    frames = [] if all(b.kind == "text" for b in blocks) else _family_frames(text)
     composed = _compose(frames, blocks)
     while len(encode(composed)) > MAX_TOKEN_CHARS and (len(blocks) > 1 or len(frames) > 1):
         # Over budget: keep the exceptions raised last, which carry most of the evidence.
@@ -89,9 +86,9 @@ def excerpt(text: str) -> Excerpt:
         else:
             frames = frames[len(frames) // 2:]
         composed = _compose(frames, blocks)
-    if len(encode(composed)) > MAX_TOKEN_CHARS:
-        composed = composed[-MAX_EXCERPT_BYTES // 10:]
-    exact = (bounded_blocks(extract(composed, already_clean=True)) == bounded_blocks(extract(text, already_clean=True))
+    while len(encode(composed)) > MAX_TOKEN_CHARS:
+        composed = composed[len(composed) // 4:]  # one long exception that does not compress (CJK text, say)
+    exact = (bounded_blocks(extract(composed, already_clean=True)) == original
              and exporter_family(composed) == exporter_family(text))
     return Excerpt(composed, exact)
 

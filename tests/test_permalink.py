@@ -59,6 +59,14 @@ def test_the_link_stays_within_what_http_servers_accept_and_keeps_the_last_excep
     assert ex.text.rstrip().endswith(blocks[-1][-50:])  # the exception raised last survives
 
 
+def test_one_long_exception_that_does_not_compress_is_cut_to_the_budget():
+    import random
+    rng = random.Random(1)
+    text = "RuntimeError: " + "".join(chr(rng.randint(0x4E00, 0x9FFF)) for _ in range(3990))
+    ex = permalink.excerpt(text)
+    assert len(permalink.encode(ex.text)) <= permalink.MAX_TOKEN_CHARS and ex.text and not ex.exact
+
+
 @pytest.mark.parametrize("token,says", [
     ("", "empty"),
     ("not base64 !!", "damaged"),

@@ -53,9 +53,7 @@ async def _search(datasette, request, *, field_name: str, lang: str, limit: int 
     """Run the request's search in the pool: a POST body is parsed there, a GET's q or z here."""
     key = search_pool.db_key(_db(datasette).path)
     if request.method == "POST":
-        body = await request.post_body()
-        if len(body) > MAX_POST_BYTES:
-            return search_pool.Answer(error=_too_large(len(body)), status=413, lang=lang)
+        body = await request.post_body()  # at most MAX_POST_BYTES: asgi_wrapper refuses more as it streams in
         return await search_pool.run(search_pool.answer, *key, None, body, request.headers.get("content-type", ""),
                                      field_name, lang, limit)
     if "z" in request.args:
@@ -66,10 +64,6 @@ async def _search(datasette, request, *, field_name: str, lang: str, limit: int 
     else:
         text = request.args.get("q", "")
     return await search_pool.run(search_pool.answer, *key, text, None, "", field_name, lang, limit)
-
-
-def _too_large(size: int) -> str:
-    return f"the paste is {size / 1e6:.1f} MB; the limit is {MAX_POST_BYTES // 1_000_000} MB"
 
 
 def _shared_ids(request) -> list[str]:
@@ -88,7 +82,8 @@ async def home(datasette, request):
         try:
             ans = await _search(datasette, request, field_name="error", lang=lang)
         except Busy as exc:
-            ans = search_pool.Answer(error=f"The server is busy ({exc}); try again in a few seconds.", status=503)
+            ans = search_pool.Answer(error=f"The server is busy ({exc}); try again in a few seconds.", status=503,
+                                     lang=lang)
             headers["Retry-After"] = "2"
         lang = context["lang"] = _lang(ans.lang)
         context["query"], context["notes"], status = ans.query, ans.notes, ans.status
@@ -104,6 +99,12 @@ async def home(datasette, request):
     return Response.html(html, status=status, headers=headers)
 
 
+def _json_error(message: str, status: int, headers: dict[str, str] | None = None) -> Response:
+    """An API error: the answer's shape, empty, with what went wrong."""
+    return Response.json({"error": message, "results": [], "possible": []}, status=status,
+                         headers={**CORS, **(headers or {})})
+
+
 async def search_json(datasette, request):
     """`/search.json?q=...` (or `z=`), or a POST of JSON {"q": ...}, a form or plain text:
     what `exportkb search --json` prints, plus the notes, the matched lines and a link."""
@@ -112,19 +113,16 @@ async def search_json(datasette, request):
     try:
         limit = max(1, min(20, int(request.args.get("limit") or API_LIMIT)))
     except ValueError:
-        return Response.json({"error": "limit must be a number from 1 to 20", "results": [], "possible": []},
-                             status=400, headers=CORS)
+        return _json_error("limit must be a number from 1 to 20", 400)
     lang = _lang(request.args.get("lang"))
     if request.method == "GET" and "q" not in request.args and "z" not in request.args:
-        return Response.json({"error": "give the error text as q (GET ?q=... or POST)", "results": [],
-                              "possible": []}, status=400, headers=CORS)
+        return _json_error("give the error text as q (GET ?q=... or POST)", 400)
     try:
         ans = await _search(datasette, request, field_name="q", lang=lang, limit=limit)
     except Busy as exc:
-        return Response.json({"error": f"busy: {exc}", "results": [], "possible": []}, status=503,
-                             headers={**CORS, "Retry-After": "2"})
+        return _json_error(f"busy: {exc}", 503, {"Retry-After": "2"})
     if ans.error:
-        return Response.json({"error": ans.error, "results": [], "possible": []}, status=ans.status, headers=CORS)
+        return _json_error(ans.error, ans.status)
     obj = results_obj(ans.result, limit, ans.facts, ans.where)
     obj["link"] = f"{_base(request)}/?{ans.link}"
     return Response.json(obj, headers=CORS)

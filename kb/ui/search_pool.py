@@ -25,6 +25,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qsl
 
+from kb import permalink
+from kb.answer import shown_ids, where_matched
+from kb.matcher import SearchResult
+from kb.normalize import clean
+from kb.site.languages import LANGUAGES
+from kb.textin import EmptyInput, read_input
+
+from .results import entry_facts, render
+
 WORKERS = max(1, min(2, os.cpu_count() or 1))
 MAX_PENDING = 32
 TIMEOUT_S = 20.0
@@ -58,9 +67,7 @@ _loaded: dict[tuple[str, int], tuple[object, dict]] = {}
 def _matcher_and_facts(db: str, mtime_ns: int):
     key = (db, mtime_ns)
     if key not in _loaded:
-        from kb.build import load_matcher
-
-        from .results import entry_facts
+        from kb.build import load_matcher  # the worker's one heavy import, on its first search
 
         _loaded.clear()  # a rebuilt database replaces the old matcher
         _loaded[key] = (load_matcher(Path(db)), entry_facts(db))
@@ -92,15 +99,6 @@ def request_text(body: bytes, content_type: str, field_name: str) -> tuple[str |
 def answer(db: str, mtime_ns: int, text: str | bytes | None, body: bytes | None = None, content_type: str = "",
            field_name: str = "error", lang: str = "en", limit: int = LIMIT) -> Answer:
     """Run one search; `text`, or the raw `body` of a POST to parse here, off the loop."""
-    from kb import permalink
-    from kb.answer import shown_ids, where_matched
-    from kb.matcher import SearchResult
-    from kb.normalize import clean
-    from kb.site.languages import LANGUAGES
-    from kb.textin import EmptyInput, read_input
-
-    from .results import render
-
     if text is None:
         try:
             text, fields = request_text(body or b"", content_type, field_name)
