@@ -10,6 +10,9 @@ stalled the server before the search pool, and a 12 MB CI log. It prints p50 and
 of the normal clients' searches and of the table page, without and with the worst
 client, as JSON. Everything stops by itself; no request waits more than 120 s.
 
+Before the load, it times one search worker alone on each worst paste, in process (the
+body parsed, searched and rendered as the server's pool does it).
+
 `--repo` serves another checkout of the project (say, a `git worktree` of an older
 commit) with the same clients, for a before/after comparison on one machine.
 """
@@ -124,6 +127,23 @@ async def worst_client(url, pastes, stop_at, times, statuses):
             i += 1
 
 
+def worker_times(pastes) -> list[dict]:
+    """One search worker's time on each worst paste, sent as the browser's form sends it."""
+    from kb.build import ensure_built
+    from kb.ui import search_pool
+
+    db, _ = ensure_built()
+    key = search_pool.db_key(str(db))
+    search_pool.answer(*key, "warm up")
+    out = []
+    for paste in pastes:
+        body = str(httpx.QueryParams({"error": paste, "lang": "en"})).encode()
+        start = time.perf_counter()
+        search_pool.answer(*key, None, body, "application/x-www-form-urlencoded")
+        out.append({"body_mb": round(len(body) / 1e6, 1), "worker_s": round(time.perf_counter() - start, 2)})
+    return out
+
+
 def pct(values, q):
     values = sorted(values)
     return round(values[max(0, int(q * len(values)) - 1)], 1) if values else None
@@ -150,6 +170,8 @@ def main() -> int:
     ap.add_argument("--repo", type=Path, default=ROOT, help="the checkout to serve (default: this one)")
     args = ap.parse_args()
     texts, pastes = real_tracebacks(), worst_pastes()
+    if args.repo.resolve() == ROOT:
+        print(json.dumps({"benchmark": "search-worker-worst-pastes", "pastes": worker_times(pastes)}), flush=True)
     server = Server(args.repo.resolve())
     try:
         server.wait()

@@ -31,9 +31,11 @@ class InputText:
     notes: list[str] = field(default_factory=list)
 
 
-def read_input(data: bytes | str, limit: int = MAX_INPUT_BYTES) -> InputText:
+def read_input(data: bytes | str, limit: int = MAX_INPUT_BYTES, *, size: int | None = None) -> InputText:
+    """`size`: the whole input's size in bytes, when `data` is already only its tail (the web
+    form decodes just the end of a long paste)."""
     raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else bytes(data)
-    size = len(raw)
+    size = max(size or 0, len(raw))
     notes: list[str] = []
     truncated = size > limit
     if truncated:

@@ -200,3 +200,22 @@ def test_a_killed_worker_costs_one_search_at_most(ds):
         os.kill(pid, signal.SIGKILL)
     statuses = [call(ds, "get", "/search.json?q=" + quote(STATIC)).status_code for _ in range(3)]
     assert statuses[-1] == 200 and set(statuses) <= {200, 503}
+
+
+def test_a_long_form_paste_is_decoded_only_where_it_is_read():
+    from urllib.parse import urlencode
+
+    from kb.textin import MAX_INPUT_BYTES
+
+    head = "first line of the log: café\n"
+    paste = head + "".join(f"step {i} ok: 100% done\n" for i in range(400_000)) + STATIC + "\n"
+    body = urlencode({"lang": "ko", "error": paste}).encode()
+    pasted = search_pool.request_text(body, "application/x-www-form-urlencoded", "error")
+    assert pasted.fields == {"lang": "ko"}
+    assert pasted.size == len(paste.encode("utf-8"))  # the whole paste's size, counted without decoding it
+    assert pasted.text.endswith(STATIC + "\n") and len(pasted.text) < len(paste)
+    assert len(pasted.text.encode()) >= MAX_INPUT_BYTES  # at least what the matcher reads
+    assert pasted.echo.startswith(head) and len(pasted.echo) == search_pool.ECHO_CHARS
+    # A short paste is decoded whole, as before.
+    short = search_pool.request_text(urlencode({"error": STATIC}).encode(), "application/x-www-form-urlencoded", "error")
+    assert (short.text, short.size, short.echo) == (STATIC, None, None)

@@ -23,14 +23,14 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import parse_qsl
+from urllib.parse import unquote_plus
 
 from kb import permalink
 from kb.answer import shown_ids, where_matched
 from kb.matcher import SearchResult
 from kb.normalize import clean
 from kb.site.languages import LANGUAGES
-from kb.textin import EmptyInput, read_input
+from kb.textin import MAX_INPUT_BYTES, EmptyInput, read_input
 
 from .results import entry_facts, render
 
@@ -74,9 +74,49 @@ def _matcher_and_facts(db: str, mtime_ns: int):
     return _loaded[key]
 
 
-def request_text(body: bytes, content_type: str, field_name: str) -> tuple[str | bytes, dict[str, str]]:
-    """The pasted text from a request body (a form, JSON or plain text) and its other fields.
-    A plain body stays bytes: textin.read_input decodes it as the CLI decodes a file."""
+# What the form echoes back into its text box, in characters.
+ECHO_CHARS = 200_000
+# A form value longer than this is not decoded whole: the matcher reads only the last
+# MAX_INPUT_BYTES of a paste, and percent-encoding at most triples a byte.
+_TAIL_ENCODED = 3 * MAX_INPUT_BYTES
+
+
+@dataclass
+class Pasted:
+    """The paste a request carries, with the request's other fields."""
+    text: str | bytes  # bytes for a plain body: textin.read_input decodes it as the CLI decodes a file
+    fields: dict[str, str] = field(default_factory=dict)
+    size: int | None = None  # the paste's size in bytes, when `text` holds only its tail
+    echo: str | None = None  # the start of the paste, when `text` holds only its tail
+
+
+def _unquote(raw: bytes) -> str:
+    # Leniently: a paste of binary junk must not take the page down.
+    return unquote_plus(raw.decode("latin-1"), encoding="utf-8", errors="replace")
+
+
+def _form(body: bytes, field_name: str) -> Pasted:
+    """A urlencoded form, decoding of a long paste only the two ends that are used: the tail the
+    matcher reads and the start the text box echoes (a 16 MB paste would take seconds whole)."""
+    fields: dict[str, str] = {}
+    pasted = Pasted("")
+    for part in body.split(b"&"):
+        raw_name, _, value = part.partition(b"=")
+        name = _unquote(raw_name)
+        if name not in (field_name, "q"):
+            fields.setdefault(name, _unquote(value))
+        elif len(value) <= _TAIL_ENCODED:
+            pasted = Pasted(_unquote(value))
+        else:
+            # Every %XX is one byte of the paste, every other character one byte.
+            pasted = Pasted(_unquote(value[-_TAIL_ENCODED:]), size=len(value) - 2 * value.count(b"%"),
+                            echo=_unquote(value[:3 * ECHO_CHARS])[:ECHO_CHARS])
+    pasted.fields = fields
+    return pasted
+
+
+def request_text(body: bytes, content_type: str, field_name: str) -> Pasted:
+    """The paste in a request body (a form, JSON or plain text) and the request's other fields."""
     kind = content_type.split(";", 1)[0].strip().lower()
     if kind == "application/json":
         try:
@@ -88,12 +128,10 @@ def request_text(body: bytes, content_type: str, field_name: str) -> tuple[str |
         text = obj.get("q", obj.get("text", obj.get(field_name)))
         if text is not None and not isinstance(text, str):
             raise ValueError('"q" must be a string')
-        return text or "", {k: v for k, v in obj.items() if isinstance(v, str)}
+        return Pasted(text or "", {k: v for k, v in obj.items() if isinstance(v, str)})
     if kind == "application/x-www-form-urlencoded":
-        # Decode leniently: a paste of binary junk must not take the page down.
-        form = dict(parse_qsl(body.decode("latin-1"), keep_blank_values=True, encoding="utf-8", errors="replace"))
-        return form.get(field_name, form.get("q", "")), form
-    return body, {}
+        return _form(body, field_name)
+    return Pasted(body)
 
 
 def answer(db: str, mtime_ns: int, text: str | bytes | None, body: bytes | None = None, content_type: str = "",
@@ -101,14 +139,17 @@ def answer(db: str, mtime_ns: int, text: str | bytes | None, body: bytes | None 
     """Run one search; `text`, or the raw `body` of a POST to parse here, off the loop."""
     if text is None:
         try:
-            text, fields = request_text(body or b"", content_type, field_name)
+            pasted = request_text(body or b"", content_type, field_name)
         except ValueError as exc:
             return Answer(error=str(exc), status=400, lang=lang)
-        lang = fields.get("lang") or lang
+        lang = pasted.fields.get("lang") or lang
+    else:
+        pasted = Pasted(text)
     lang = lang if lang in LANGUAGES else "en"
-    query = text[:200_000] if isinstance(text, str) else ""  # echoed back into the form (escaped)
+    # Echoed back into the form (escaped).
+    query = pasted.echo if pasted.echo is not None else pasted.text[:ECHO_CHARS] if isinstance(pasted.text, str) else ""
     try:
-        inp = read_input(text)
+        inp = read_input(pasted.text, size=pasted.size)
     except EmptyInput as exc:
         return Answer(query=query, error=str(exc), status=400, lang=lang)
     matcher, facts = _matcher_and_facts(db, mtime_ns)
