@@ -9,8 +9,9 @@ asked about. The loop only awaits the answer.
 
 Two bounds keep one client from taking the pool: at most MAX_PENDING searches wait or
 run at once (more get `Busy`, which the UI answers with 503 and Retry-After), and a
-search that has not answered in TIMEOUT_S gives up (the extractor's own bounds make
-every paste up to the size limit answer in well under a second; bench/bench_server.py).
+search that has not answered in TIMEOUT_S gives up (the extractor's bound and the
+decoding of only the ends of a long form value make every paste up to the size limit
+answer in under a second; bench/bench_server.py times it).
 """
 from __future__ import annotations
 
