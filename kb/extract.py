@@ -139,4 +139,6 @@ def extract(text: str, *, already_clean: bool = False) -> list[ExceptionBlock]:
         tail = text.strip()[-MAX_BLOCK_CHARS:]
         if tail:
             blocks.append(ExceptionBlock("", tail, "text"))
-    return [b if len(b.message) <= MAX_BLOCK_CHARS else ExceptionBlock(b.type, b.message[:MAX_BLOCK_CHARS], b.kind) for b in blocks]
+    # A cut message ends where its lines do (rstripped), so that extracting it again gives it back.
+    return [b if len(b.message) <= MAX_BLOCK_CHARS else ExceptionBlock(b.type, b.message[:MAX_BLOCK_CHARS].rstrip(), b.kind)
+            for b in blocks]
