@@ -48,8 +48,9 @@ def results_obj(result, limit: int, details: Mapping[str, Mapping] | None = None
             "notes": list(result.notes)}
 
 
-def shown_ids(result, limit: int) -> list[str]:
-    return [m.id for m in [*result.confident[:limit], *result.possible[:limit]]]
+def shown(result, limit: int) -> list:
+    """What an answer shows: up to `limit` confident matches, then up to `limit` possible ones."""
+    return [*result.confident[:limit], *result.possible[:limit]]
 
 
 def matched_line(lines: list[str], evidence: str) -> int | None:

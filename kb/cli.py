@@ -56,11 +56,11 @@ def _progress(description: str, *, counts: bool = False, remaining: bool = True,
 
 def _results_obj(result, limit: int, db: Path, text: str) -> dict:
     """What --json prints; the web API (`/search.json`) answers the same (kb/answer.py)."""
-    from .answer import results_obj, where_matched
+    from .answer import results_obj, shown, where_matched
     from .normalize import clean
 
-    shown = [*result.confident[:limit], *result.possible[:limit]]
-    return results_obj(result, limit, _entry_rows(db, [m.id for m in shown]), where_matched(clean(text), shown))
+    matches = shown(result, limit)
+    return results_obj(result, limit, _entry_rows(db, [m.id for m in matches]), where_matched(clean(text), matches))
 
 
 def _entry_rows(db: Path, ids: list[str]) -> dict[str, dict]:

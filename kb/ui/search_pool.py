@@ -27,7 +27,7 @@ from pathlib import Path
 from urllib.parse import unquote_plus
 
 from kb import permalink
-from kb.answer import shown_ids, where_matched
+from kb.answer import shown, where_matched
 from kb.matcher import SearchResult
 from kb.normalize import clean
 from kb.site.languages import LANGUAGES
@@ -155,12 +155,12 @@ def answer(db: str, mtime_ns: int, text: str | bytes | None, body: bytes | None 
         return Answer(query=query, error=str(exc), status=400, lang=lang)
     matcher, facts = _matcher_and_facts(db, mtime_ns)
     result = matcher.search(inp)
-    shown = [*result.confident[:limit], *result.possible[:limit]]
+    matches = shown(result, limit)
     cleaned = clean(inp.text)
-    small = SearchResult(shown, [], list(inp.notes))
-    where = where_matched(cleaned, shown)
-    return Answer(small, {m.id: facts[m.id] for m in shown if m.id in facts}, render(small, facts, where, lang),
-                  list(inp.notes), where, permalink.query(cleaned, lang=lang, shown=shown_ids(result, limit)), query,
+    small = SearchResult(matches, [], list(inp.notes))
+    where = where_matched(cleaned, matches)
+    return Answer(small, {m.id: facts[m.id] for m in matches if m.id in facts}, render(small, facts, where, lang),
+                  list(inp.notes), where, permalink.query(cleaned, lang=lang, shown=[m.id for m in matches]), query,
                   lang=lang)
 
 
