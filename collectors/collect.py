@@ -173,27 +173,37 @@ def fix_plan(sources: list[str], models: list[str] | None, shard: tuple[int, int
     return tasks[:limit] if limit else tasks
 
 
+def run_attempt(case, label: str, emit: Callable[[dict], None]) -> None:
+    """One attempt, in its own forked process: `label` is an exporter, or a fix retry of one.
+
+    Streams a "stage" message as each stage starts and ends with an "attempt" message."""
+    from . import exporters as ex
+
+    ex.STAGE_LISTENER = lambda stage: emit({"type": "stage", "stage": stage})
+    emit({"type": "stage", "stage": "capture"})
+    # A fix retry ("export-strict~strict-false") changes the case in this process only,
+    # so the next attempt starts from the model as built.
+    failed, fix = fixes.parse_label(label)
+    fixed_case = fix.transform(case) if fix and fix.transform else case
+    run_as = fix.exporter_for(failed) if fix else label
+    emit({"type": "attempt", **asdict(ex.attempt(run_as, fixed_case))})
+
+
+def attempt_done(label: str, out) -> dict:
+    """The message that reports one finished attempt process (its ChildOutcome) to the parent."""
+    return {"type": "attempt-done", "exporter": label, "outcome": out.outcome, "signal": out.signal,
+            "duration_s": out.duration_s, "peak_rss_mb": out.peak_rss_mb, "returncode": out.returncode,
+            "messages": out.messages, "output": out.output[-6000:]}
+
+
 def _model_worker(attempt_timeout: float, memory_mb: float):
     def work(task: ModelTask, emit: Callable[[dict], None]) -> None:
         case = task.module.build(task.spec.id)
         emit({"type": "built"})
         for exporter in task.exporters:
-            def one(emit2, exporter=exporter):
-                from . import exporters as ex
-
-                ex.STAGE_LISTENER = lambda stage: emit2({"type": "stage", "stage": stage})
-                emit2({"type": "stage", "stage": "capture"})
-                # A fix retry ("export-strict~strict-false") changes the case in this
-                # grandchild only, so the next attempt starts from the model as built.
-                failed, fix = fixes.parse_label(exporter)
-                fixed_case = fix.transform(case) if fix and fix.transform else case
-                run_as = fix.exporter_for(failed) if fix else exporter
-                emit2({"type": "attempt", **asdict(ex.attempt(run_as, fixed_case))})
-
-            out = run_forked(one, timeout_s=attempt_timeout, memory_mb=memory_mb)
-            emit({"type": "attempt-done", "exporter": exporter, "outcome": out.outcome, "signal": out.signal,
-                  "duration_s": out.duration_s, "peak_rss_mb": out.peak_rss_mb, "returncode": out.returncode,
-                  "messages": out.messages, "output": out.output[-6000:]})
+            out = run_forked(lambda emit2, exporter=exporter: run_attempt(case, exporter, emit2),
+                             timeout_s=attempt_timeout, memory_mb=memory_mb)
+            emit(attempt_done(exporter, out))
     return work
 
 
@@ -207,7 +217,7 @@ def _record(task: ModelTask, exporter: str, versions: dict, env: dict, **fields)
     return record
 
 
-def _attempt_record(task: ModelTask, done: dict, versions: dict, env: dict, repo: Path) -> dict:
+def attempt_record(task: ModelTask, done: dict, versions: dict, env: dict, repo: Path) -> dict:
     messages = done["messages"]
     result = next((m for m in messages if m.get("type") == "attempt"), None)
     stage = next((m["stage"] for m in reversed(messages) if m.get("type") == "stage"), "capture")
@@ -255,7 +265,7 @@ def collect(sources: list[str], exporters: list[str], *, models: list[str] | Non
     def on_message(task: ModelTask, message: dict) -> None:
         if message.get("type") != "attempt-done":
             return
-        record = _attempt_record(task, message, versions, env, repo)
+        record = attempt_record(task, message, versions, env, repo)
         if record["key"] not in done:
             append_observation(out, record)
             done.add(record["key"])

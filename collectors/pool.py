@@ -22,6 +22,7 @@ import signal
 import sys
 import tempfile
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
@@ -40,6 +41,38 @@ class ChildOutcome:
 
 
 def warm_up(exporters: tuple[str, ...] = (), sources: tuple[str, ...] = ()) -> None:
+    # The warm-up's own deprecation warnings are torch's, about a model nobody wrote:
+    # they would only be noise on the command's stderr.
+    # Imports print their own notices through C (torchao's optional kernels, executorch's
+    # registrations): kept aside, and shown only if the warm-up itself fails.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = {fd: os.dup(fd) for fd in (1, 2)}
+    with tempfile.TemporaryFile() as log, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for fd in saved:
+            os.dup2(log.fileno(), fd)
+        try:
+            _warm_up(exporters, sources)
+        except BaseException:
+            _restore(saved)
+            log.seek(0)
+            sys.stderr.write(log.read().decode("utf-8", "replace")[-8000:])
+            raise
+        finally:
+            _restore(saved)
+
+
+def _restore(saved: dict[int, int]) -> None:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    for fd, copy in list(saved.items()):
+        os.dup2(copy, fd)
+        os.close(copy)
+        del saved[fd]
+
+
+def _warm_up(exporters: tuple[str, ...], sources: tuple[str, ...]) -> None:
     """Import the heavy libraries this run needs and take each exporter's first-use costs
     once, before any fork.
 

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from . import paths
-from .catalogue import CORPUS_SOURCES, EXPORTERS, EntryError, first_sentence, load_catalogue
+from .catalogue import CORPUS_SOURCES, EXPORTERS, STAGES, EntryError, first_sentence, load_catalogue
 from .textin import EmptyInput, read_input
 
 out = Console(highlight=False, soft_wrap=True)
@@ -437,22 +437,109 @@ def docs(args):
 
 @cli.command()
 @click.argument("entry_id")
-def new(entry_id):
-    """Scaffold entries/ENTRY_ID with entry.toml, failing.py and fixed.py to fill in."""
+@click.option("--exporter", type=click.Choice(EXPORTERS), default=None, help="The exporter that fails.")
+@click.option("--stage", type=click.Choice(STAGES), default=None, help="The stage where it fails.")
+@click.option("--error", "error", default=None, help="The error's first line: it becomes the entry's first pattern.")
+@click.option("--script", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="A file defining `model` and `example_args` (as `exportkb diagnose` takes): it becomes failing.py.")
+def new(entry_id, exporter, stage, error, script):
+    """Scaffold entries/ENTRY_ID with entry.toml, failing.py and fixed.py to fill in.
+
+    `exportkb diagnose` prints this command with the options filled in from a failure that
+    no entry explains yet."""
     from .catalogue import ID_RE
+    from .scaffold import scaffold
 
     if not ID_RE.fullmatch(entry_id):
         raise click.UsageError(f"'{entry_id}' is not a valid id: use lowercase words joined by '-'")
     folder = paths.entries_dir() / entry_id
     if folder.exists():
         raise click.ClickException(f"entries/{entry_id} already exists")
-    templates = Path(__file__).parent / "scaffold"
-    folder.mkdir(parents=True)
-    for name in ("entry.toml", "failing.py", "fixed.py"):
-        text = (templates / f"{name}.tmpl").read_text(encoding="utf-8")
-        (folder / name).write_text(text.replace("{id}", entry_id), encoding="utf-8")
+    scaffold(folder, entry_id, exporter=exporter, stage=stage, error=error, script=script)
     out.print(f"created entries/{entry_id}/: fill in entry.toml, failing.py and fixed.py, "
               f"then run [bold]exportkb check {entry_id}[/]")
+
+
+@cli.command()
+@click.argument("path", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--hf", "hf", metavar="MODEL_TYPE", help="A transformers model type, built from its default config.")
+@click.option("--timm", "timm", metavar="NAME", help="A timm model, built without weights.")
+@click.option("--torchvision", "torchvision", metavar="NAME", help="A torchvision model, built without weights.")
+@click.option("--exporters", default=",".join(EXPORTERS), show_default=True, help="Comma-separated exporter ids.")
+@click.option("--jobs", "-j", default=2, show_default=True, type=click.IntRange(1, 64), help="Exporters in parallel.")
+@click.option("--timeout", default=600.0, show_default=True, type=click.FloatRange(1), help="Seconds per exporter.")
+@click.option("--build-timeout", default=300.0, show_default=True, type=click.FloatRange(1),
+              help="Seconds to import the file (or build the model) and run it once.")
+@click.option("--memory-mb", default=8000.0, show_default=True, type=click.FloatRange(100),
+              help="Resident memory limit per process.")
+@click.option("--no-fixes", is_flag=True, help="Do not retry explained failures with their entry's automatic fix.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--markdown", is_flag=True, help="Print the report as Markdown, for an issue or a pull request.")
+def diagnose(path, hf, timm, torchvision, exporters, jobs, timeout, build_timeout, memory_mb, no_fixes, as_json,
+             markdown):
+    """Run every exporter on your model and explain each failure.
+
+    PATH is a Python file that defines `model` and `example_args` (optionally
+    `example_kwargs` and `dynamic_shapes`), the shape of an entry's failing.py; or name a
+    model of a builder with --hf, --timm or --torchvision. Exit code 0: every exporter
+    passes (with or without a fix); 1: some do not; 2: the model cannot be used."""
+    chosen = [(s, v) for s, v in (("user", path), ("hf", hf), ("timm", timm), ("torchvision", torchvision)) if v]
+    if len(chosen) != 1:
+        raise click.UsageError("name one model: a PATH, or one of --hf, --timm, --torchvision")
+    if as_json and markdown:
+        raise click.UsageError("--json and --markdown are two formats of one report: choose one")
+    names = [e.strip() for e in exporters.split(",") if e.strip()]
+    unknown = [e for e in names if e not in EXPORTERS]
+    if unknown or not names:
+        raise click.UsageError(f"unknown exporter(s) {', '.join(unknown) or '(none given)'}; known: {', '.join(EXPORTERS)}")
+    from collectors.diagnose import BUILDERS, Target, diagnose as run_diagnose
+
+    source, value = chosen[0]
+    target = Target("user", str(Path(value).resolve())) if source == "user" else Target(BUILDERS[source], value)
+    with _diagnose_progress(names) as on_event:
+        report = run_diagnose(target, names, jobs=jobs, attempt_timeout=timeout, build_timeout=build_timeout,
+                              memory_mb=memory_mb, apply_fixes=not no_fixes, on_event=on_event).as_json()
+    if as_json:
+        print(json.dumps(report, indent=2))
+    elif markdown and report["unusable"] is None:
+        from .diagnose_report import markdown as to_markdown
+
+        print(to_markdown(report), end="")
+    elif report["unusable"] is None:
+        from .diagnose_report import table
+
+        out.print(table(report))
+    if report["unusable"] is not None:
+        err.print(f"[red]cannot diagnose {escape(target.label)}:[/] {escape(report['unusable'])}")
+        if report["unusable_details"]:
+            err.print(escape(report["unusable_details"].rstrip()))
+    sys.exit(report["exit_code"])
+
+
+@contextmanager
+def _diagnose_progress(exporters: list[str]):
+    """One line per exporter on stderr, showing the stage each attempt is in."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=err,
+                  transient=True) as bar:
+        build = bar.add_task("building the model", total=1)
+        rows = {}
+
+        def on_event(exporter: str, kind: str, data: dict) -> None:
+            if kind == "built":
+                bar.update(build, completed=1, description="model built")
+            elif kind == "fixes":
+                for label in data["labels"]:
+                    rows[label] = bar.add_task(f"{label}: waiting", total=1)
+            elif kind == "stage":
+                if exporter not in rows:
+                    rows[exporter] = bar.add_task(exporter, total=1)
+                bar.update(rows[exporter], description=f"{exporter}: {data['stage']}")
+            elif kind == "done" and exporter in rows:
+                bar.update(rows[exporter], completed=1, description=f"{exporter}: {data['outcome']}")
+
+        yield on_event
 
 
 @cli.command()
