@@ -135,13 +135,17 @@ class EntryVersions:
         return text
 
 
-def compute(entries: list[Entry], observations: list[dict],
-            classes: dict[str, Classification | None]) -> dict[str, EntryVersions]:
-    """`classes` holds each observation's classification (kb.classify), by key."""
-    current = current_case_hashes(entries)
-    by_entry = {e.id: e for e in entries}
-    tallies: dict[str, dict[str, ReleaseStatus]] = {e.id: {} for e in entries}
-    first_case = {e.id: e.failing_cases[0] if e.failing_cases else None for e in entries}
+def _companions(rec: dict) -> int:
+    return sum(v is not None for v in (rec.get("versions") or {}).values())
+
+
+def _one_run_per_script(observations: list[dict], by_entry: dict[str, Entry],
+                        current: dict[tuple[str, str], str]) -> list[dict]:
+    """The run that counts for each (entry, script, release): of the runs of the script as it
+    is now, the one whose venv had the most companions installed. A release swept again
+    once a companion could be installed there (executorch for an older torch) is then
+    judged by the run that had it, not by both; between equals the key order decides."""
+    best: dict[tuple[str, str, str], dict] = {}
     for rec in sorted(observations, key=lambda r: r["key"]):
         eid, case = rec.get("entry"), rec.get("case")
         if rec.get("source") != "entry" or eid not in by_entry or current.get((eid, case)) != rec.get("case_hash"):
@@ -149,6 +153,22 @@ def compute(entries: list[Entry], observations: list[dict],
         release = release_of((rec.get("versions") or {}).get("torch"))
         if not release:
             continue
+        slot = (eid, case, release)
+        if slot not in best or _companions(rec) > _companions(best[slot]):
+            best[slot] = rec
+    return sorted(best.values(), key=lambda r: r["key"])
+
+
+def compute(entries: list[Entry], observations: list[dict],
+            classes: dict[str, Classification | None]) -> dict[str, EntryVersions]:
+    """`classes` holds each observation's classification (kb.classify), by key."""
+    current = current_case_hashes(entries)
+    by_entry = {e.id: e for e in entries}
+    tallies: dict[str, dict[str, ReleaseStatus]] = {e.id: {} for e in entries}
+    first_case = {e.id: e.failing_cases[0] if e.failing_cases else None for e in entries}
+    for rec in _one_run_per_script(observations, by_entry, current):
+        eid, case = rec["entry"], rec["case"]
+        release = release_of(rec["versions"]["torch"])
         tally = tallies[eid].setdefault(release, ReleaseStatus(release))
         outcome = rec.get("outcome")
         if case == by_entry[eid].fixed_case:

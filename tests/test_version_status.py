@@ -201,6 +201,20 @@ def test_a_script_that_cannot_run_on_a_release_is_unavailable_not_a_different_er
     assert [r.status for r in v.releases] == ["unavailable", "unavailable", "differs", "reproduces"]
 
 
+def test_a_release_swept_again_with_a_companion_installed_is_judged_by_that_run(catalogue, recorded):
+    # First swept without executorch (it could not be installed for that torch yet), then
+    # again with it: the run that had the companion counts, not both (which read "partly").
+    without = _run(recorded, "failing.py", "2.7.1", "fail", "ModuleNotFoundError: No module named 'executorch'\n")
+    without.update(exc_type="ModuleNotFoundError", message="No module named 'executorch'")
+    without["versions"]["executorch"] = None
+    with_it = _run(recorded, "failing.py", "2.7.1")
+    with_it["versions"]["executorch"] = "0.6.0"
+    fixed = _run(recorded, "fixed.py", "2.7.1", "ok")
+    for order in ([without, with_it, fixed], [with_it, without, fixed]):
+        v = _compute(catalogue, order)
+        assert [(r.torch, r.status, r.failing_run) for r in v.releases] == [("2.7.1", "reproduces", 1)]
+
+
 def _page(entry_id, statuses, errors=()):
     from kb.site.data import EntryPage, VersionStatus
 
