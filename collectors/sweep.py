@@ -25,9 +25,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kb import paths
+from kb import paths, version_status
 from kb.catalogue import Entry
-from kb.observations import VERSIONED_LIBS, append_observation, existing_keys
+from kb.observations import VERSIONED_LIBS, append_observation, existing_keys, observation_key
 
 from .check import CaseResult, case_observation
 from .isolate import run_script
@@ -107,6 +107,7 @@ class ReleaseReport:
     install_s: float = 0.0
     run_s: float = 0.0
     scripts: int = 0
+    skipped: int = 0  # recorded by an earlier sweep with the same versions: not run again
     recorded: int = 0
     outcomes: dict[str, int] = field(default_factory=dict)
     versions: dict[str, str | None] = field(default_factory=dict)
@@ -226,6 +227,12 @@ def _portable_for(venv: Path, text: str) -> str:
     return portable(text, paths.root())
 
 
+def _key(entry: Entry, case: str, versions: dict) -> str:
+    """The key case_observation gives a run of this script under these versions."""
+    return observation_key("entry", f"{entry.id}/{case}", entry.exporter_for(case),
+                           version_status.case_hash(entry, case), versions)
+
+
 def run_release(entries: list[Entry], torch_version: str, *, jobs: int = 2, timeout_s: float = 300.0,
                 keep_venv: bool = False, out_folder: Path | None = None, progress=None) -> ReleaseReport:
     report = ReleaseReport(torch_version)
@@ -249,6 +256,10 @@ def run_release(entries: list[Entry], torch_version: str, *, jobs: int = 2, time
                     [(e, e.fixed_case, "fixed") for e in entries]
         report.scripts = len(jobs_list)
         known = existing_keys(out)
+        # Resuming: a script already recorded with this venv's versions is not run again,
+        # so a sweep killed part way costs only the scripts it had not reached.
+        jobs_list = [job for job in jobs_list if _key(job[0], job[1], report.versions) not in known]
+        report.skipped = report.scripts - len(jobs_list)
 
         def run(job):
             entry, case, kind = job

@@ -335,8 +335,9 @@ def sweep(releases, jobs, timeout, keep_venv, entry_ids):
         if report.error:
             out.print(f"[red]torch {release}: {escape(report.error)}[/]")
         else:
-            outcomes = ", ".join(f"{k} {v}" for k, v in sorted(report.outcomes.items()))
-            out.print(f"torch {release}: {report.scripts} scripts ({outcomes}), {report.recorded} new observations; "
+            parts = [f"{report.skipped} recorded before"] if report.skipped else []
+            parts += [f"{k} {v}" for k, v in sorted(report.outcomes.items())]
+            out.print(f"torch {release}: {report.scripts} scripts ({', '.join(parts)}), {report.recorded} new observations; "
                       f"venv {report.venv_mb / 1024:.1f} GB, install {report.install_s:.0f}s, run {report.run_s:.0f}s")
     table = Table("torch", "venv GB", "install s", "run s", "scripts", "recorded", "error")
     for r in reports:

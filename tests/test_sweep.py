@@ -66,11 +66,12 @@ def test_sweep_installs_runs_records_and_frees_the_disk(root, tmp_path):
         assert rec["versions"]["torch"].startswith("2.13.0") and rec["versions"]["transformers"]
         assert rec["python"] and rec["platform"]
     assert not any(sweep_dir.iterdir())  # the venv is gone
-    # A second sweep of the same release records nothing twice.
+    # A second sweep of the same release runs nothing again and records nothing twice.
     r = subprocess.run([sys.executable, "-m", "kb.cli", "sweep", "--torch", "2.13.0", ENTRY], capture_output=True,
                        text=True, cwd=REPO, timeout=1500,
                        env={**os.environ, "EXPORTKB_ROOT": str(root), "COLUMNS": "250", **env_root})
-    assert "0 new observations" in r.stdout and len(_records(root / "observations" / "sweep-torch-2.13.0.jsonl")) == 2
+    assert "torch 2.13.0: 2 scripts (2 recorded before), 0 new observations" in r.stdout
+    assert len(_records(root / "observations" / "sweep-torch-2.13.0.jsonl")) == 2
 
 
 @pytest.mark.registry
