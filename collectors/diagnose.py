@@ -66,6 +66,7 @@ class FixTry:
     stage: str | None
     exc_type: str | None = None
     message: str | None = None
+    then_entry: str | None = None  # the entry that explains the failure left after the fix, if any
 
 
 @dataclass
@@ -265,7 +266,8 @@ def diagnose(target: Target, exporters: list[str], *, jobs: int = 2, attempt_tim
             r, fix = retries[record["exporter_label"]]
             ok = record["outcome"] == "ok"
             r.fix = FixTry(fix.id, fix.summary, fix.entry, record["outcome"], None if ok else record.get("stage"),
-                           None if ok else record.get("exc_type"), None if ok else record.get("message"))
+                           None if ok else record.get("exc_type"), None if ok else record.get("message"),
+                           None if ok else _explain(record, matcher, entries).entry)
         for label, (r, fix) in retries.items():
             if r.fix is None:  # the rebuild itself failed: say so rather than drop the try
                 r.fix = FixTry(fix.id, fix.summary, fix.entry, "build", "build", None,

@@ -218,7 +218,7 @@ def probe_versions(python: Path) -> dict:
     return json.loads(out.stdout)
 
 
-def _portable_for(venv: Path, text: str) -> str:
+def portable_for(venv: Path, text: str) -> str:
     """Like portable(), but for paths of the throw-away venv, which portable() cannot know."""
     site_packages = sorted((venv / "lib").glob("python*/site-packages"))
     for sp in site_packages:
@@ -264,7 +264,7 @@ def run_release(entries: list[Entry], torch_version: str, *, jobs: int = 2, time
         def run(job):
             entry, case, kind = job
             r = run_script(entry.folder / case, timeout_s=timeout_s, python=str(python))
-            text = trim(_portable_for(folder / "venv", r.stderr)) if r.stderr else ""
+            text = trim(portable_for(folder / "venv", r.stderr)) if r.stderr else ""
             return job, CaseResult(case, kind, r, text)
 
         start = time.monotonic()

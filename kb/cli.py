@@ -348,6 +348,55 @@ def sweep(releases, jobs, timeout, keep_venv, entry_ids):
 
 
 @cli.command()
+@click.option("--torch", "releases", multiple=True, metavar="VERSION",
+              help="Write artifacts on these releases and load each on every one of them (repeatable). "
+                   "Without it, print the matrix recorded so far.")
+@click.option("--exporters", default="export,jit-script,jit-trace,onnx-legacy,onnx,aoti", show_default=True,
+              help="Comma-separated exporters that write an artifact.")
+@click.option("--timeout", default=300.0, show_default=True, help="Seconds per artifact written or loaded.")
+@click.option("--keep-venvs", is_flag=True, help="Keep each release's venv between the two passes (more disk, "
+              "one install per release instead of two).")
+@click.option("--json", "as_json", is_flag=True, help="Print the matrix as JSON: one object per load.")
+@click.argument("entry_ids", nargs=-1)
+def compat(releases, exporters, timeout, keep_venvs, as_json, entry_ids):
+    """Artifacts written on one torch release, loaded and run on others: the matrix."""
+    from .compat_view import matrix_json, print_matrix
+
+    if not releases:
+        rows = matrix_json()
+        if as_json:
+            print(json.dumps(rows, indent=1))
+        else:
+            print_matrix(out, rows)
+        return
+    from collectors.compat import EXPORTERS as WRITERS, entry_cases, run_release
+
+    names = [e.strip() for e in exporters.split(",") if e.strip()]
+    unknown = [e for e in names if e not in WRITERS]
+    if unknown:
+        raise click.UsageError(f"unknown exporter(s) {', '.join(unknown)}; these write artifacts: {', '.join(WRITERS)}")
+    cases = entry_cases(_select_entries(entry_ids))
+    order = list(dict.fromkeys(releases))
+    reports = []
+    for n, release in enumerate(order):
+        with _progress(f"torch {release}", remaining=False) as update:
+            reports.append(run_release(cases, release, order, exporters=names, timeout_s=timeout,
+                                       keep_venv=keep_venvs and n < len(order) - 1,
+                                       progress=lambda msg: update(0, None, msg)))
+    # Second pass: releases visited first load what the later ones wrote.
+    for release in order[:-1]:
+        with _progress(f"torch {release}", remaining=False) as update:
+            reports.append(run_release(cases, release, order, exporters=names, timeout_s=timeout, write=False,
+                                       progress=lambda msg: update(0, None, msg)))
+    for r in reports:
+        counts = ", ".join(f"{k} {v}" for k, v in sorted(r.outcomes.items()))
+        line = (f"torch {r.torch}: {r.written} written, {r.loaded} loaded ({counts}); install {r.install_s:.0f}s, "
+                f"write {r.write_s:.0f}s, load {r.load_s:.0f}s")
+        out.print(f"[red]torch {r.torch}: {escape(r.error)}[/]" if r.error else line)
+    sys.exit(1 if any(r.error for r in reports) else 0)
+
+
+@cli.command()
 @click.option("--corpus", "sources", default=",".join(CORPUS_SOURCES), show_default=True,
               help="Comma-separated corpus sources (or module:dotted.name for a custom one).")
 @click.option("--exporters", default=",".join(EXPORTERS), show_default=True, help="Comma-separated exporter ids.")

@@ -84,7 +84,8 @@ def table(report: dict) -> Group:
             fix = r.get("fix")
             if fix:
                 verdict = "and the exporter then passes, numeric check included" if fix["outcome"] == "ok" else \
-                    f"but it still fails ({fix['outcome']} at {fix['stage']}: {first_line(fix.get('message'))})"
+                    f"but it still fails ({fix['outcome']} at {fix['stage']}: {first_line(fix.get('message'))})" + \
+                    (f", which {fix['then_entry']} explains" if fix.get("then_entry") else "")
                 parts.append(Text(f"  tried the entry's fix ({fix['summary']}), {verdict}"))
         elif r["outcome"] == "fail":
             parts.append(Text("  no entry explains this error yet; to start one:"))

@@ -1,0 +1,223 @@
+"""`exportkb compat`: artifacts written on one torch release, loaded and run on others.
+
+An export succeeds, and then the artifact is loaded somewhere else: an older torch in
+production, libtorch, onnxruntime. Whether that works is policy stated in prose, per
+format; this measures it. For each release (a sweep venv, collectors.sweep.create_venv,
+or the project's own interpreter for the pinned release):
+
+1. write: every case's artifact for each exporter that writes one (collectors.compat_worker),
+   with the case's inputs and eager outputs beside it, under build/compat/<torch>/;
+2. load: every artifact written so far, on this release, in a fresh forked process;
+   run it on the saved inputs and compare with the eager outputs of the writing release.
+
+A release's own artifacts are loaded on it too: the diagonal is the baseline. Artifacts
+written by a release visited later are loaded on a second pass, so each cell of
+(exporter, written on, loaded on) is filled. Every result is one observation, appended
+to observations/compat/ by this process only, keyed by case, exporter and both sides'
+versions: a killed run resumes where it stopped, and nothing is recorded twice.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from kb import paths, version_status
+from kb.catalogue import Entry
+from kb.observations import SCHEMA, append_observation, existing_keys, observation_key
+
+from . import sweep
+from .portable import portable, trim
+from .versions import library_versions
+
+WORKER = Path(__file__).with_name("compat_worker.py")
+EXPORTERS = ("export", "jit-script", "jit-trace", "onnx-legacy", "onnx", "aoti")
+
+
+def compat_dir() -> Path:
+    return paths.observations_dir() / "compat"
+
+
+def artifacts_dir(torch_version: str) -> Path:
+    return paths.root() / "build" / "compat" / torch_version
+
+
+def written_path(torch_version: str) -> Path:
+    return compat_dir() / f"written-on-{torch_version}.jsonl"
+
+
+def loaded_path(torch_version: str) -> Path:
+    return compat_dir() / f"loaded-on-{torch_version}.jsonl"
+
+
+@dataclass
+class Case:
+    id: str  # entry-id/script
+    entry: str
+    path: Path
+    case_hash: str
+
+
+def entry_cases(entries: list[Entry]) -> list[Case]:
+    """Every entry's fixed script: a model that exports, whose artifact can travel."""
+    return [Case(f"{e.id}/{e.fixed_case}", e.id, e.folder / e.fixed_case, version_status.case_hash(e, e.fixed_case))
+            for e in entries]
+
+
+@dataclass
+class ReleaseRun:
+    torch: str
+    written: int = 0
+    loaded: int = 0
+    install_s: float = 0.0
+    write_s: float = 0.0
+    load_s: float = 0.0
+    error: str | None = None
+    outcomes: dict[str, int] = field(default_factory=dict)
+
+
+def _release(torch_version: str) -> str:
+    return torch_version.split("+", 1)[0]
+
+
+def _run_worker(python: Path, command: str, spec: dict, extra: list[str], timeout_s: float) -> list[dict]:
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
+        json.dump(spec, fh)
+    try:
+        proc = subprocess.run([str(python), str(WORKER), command, fh.name, *extra], capture_output=True, text=True,
+                              timeout=timeout_s, env=_worker_env())
+    finally:
+        Path(fh.name).unlink(missing_ok=True)
+    rows = []
+    for line in proc.stdout.splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue  # a line cut by a crash of the worker itself: that work is redone next time
+    return rows
+
+
+def _worker_env() -> dict:
+    from .isolate import child_env
+
+    return child_env()
+
+
+def _portable(text: str | None, venv: Path) -> str | None:
+    return trim(sweep.portable_for(venv, portable(text, paths.root()))) if text else None
+
+
+def _write_record(case: Case, row: dict, versions: dict, torch_version: str, venv: Path) -> dict:
+    return {"schema": SCHEMA, "run": "compat", "phase": "write", "source": "entry", "model": case.id,
+            "entry": case.entry, "exporter": row["exporter"], "case_hash": case.case_hash,
+            "key": observation_key("entry", case.id, f"write:{row['exporter']}", case.case_hash, versions),
+            "written_on": torch_version, "versions": versions, "outcome": row["outcome"], "stage": row.get("stage"),
+            "exc_type": row.get("exc_type"), "message": row.get("message"),
+            "traceback": _portable(row.get("traceback"), venv),
+            "duration_s": row.get("duration_s")}
+
+
+def _load_key(case_id: str, exporter: str, case_hash: str, writer: dict, loader: dict) -> str:
+    return observation_key("entry", case_id, f"load:{exporter}", case_hash,
+                           {**{f"written:{k}": v for k, v in writer.items()}, **loader})
+
+
+def _written_ok(releases: list[str]) -> list[dict]:
+    """Every artifact written without error on these releases, whose files are still on disk."""
+    out = []
+    for r in releases:
+        path = written_path(r)
+        if not path.exists():
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            rec = json.loads(line)
+            folder = artifacts_dir(r) / rec["model"].replace("/", "__") / rec["exporter"]
+            if rec["outcome"] == "ok" and folder.is_dir():
+                out.append({**rec, "artifact": str(folder)})
+    return out
+
+
+def run_release(cases: list[Case], torch_version: str, all_releases: list[str], *, exporters: list[str],
+                timeout_s: float = 300.0, write: bool = True, keep_venv: bool = False,
+                progress: Callable[[str], None] | None = None) -> ReleaseRun:
+    """Write this release's artifacts (unless `write` is off), then load every artifact not yet loaded here."""
+    report = ReleaseRun(torch_version)
+    say = progress or (lambda _msg: None)
+    pinned = _release(library_versions()["torch"] or "") == torch_version
+    folder = sweep.sweep_dir() / f"torch-{torch_version}"
+    try:
+        start = time.monotonic()
+        if pinned:
+            python, versions = Path(sys.executable), library_versions()
+        else:
+            python = folder / "venv" / "bin" / "python"
+            if not python.exists():
+                say(f"torch {torch_version}: installing")
+                python = sweep.create_venv(torch_version, folder)
+            versions = sweep.probe_versions(python)["versions"]
+        report.install_s = round(time.monotonic() - start, 1)
+        if write:
+            start = time.monotonic()
+            known = existing_keys(written_path(torch_version))
+            out_dir = artifacts_dir(torch_version)
+            todo = []
+            for case in cases:
+                keys = [observation_key("entry", case.id, f"write:{e}", case.case_hash, versions) for e in exporters]
+                on_disk = all((out_dir / case.id.replace("/", "__") / e).is_dir() for e in exporters)
+                if not (all(k in known for k in keys) and on_disk):
+                    todo.append(case)
+            for i, case in enumerate(todo, 1):
+                say(f"torch {torch_version}: writing {case.id} ({i}/{len(todo)})")
+                spec = {"exporters": exporters, "timeout_s": timeout_s,
+                        "cases": [{"id": case.id, "path": str(case.path)}]}
+                for row in _run_worker(python, "write", spec, [str(out_dir)], timeout_s * (len(exporters) + 1) + 60):
+                    record = _write_record(case, row, versions, versions["torch"], folder / "venv")
+                    report.outcomes[f"write {record['outcome']}"] = report.outcomes.get(f"write {record['outcome']}", 0) + 1
+                    if record["key"] not in known:
+                        append_observation(written_path(torch_version), record)
+                        known.add(record["key"])
+                        report.written += 1
+            report.write_s = round(time.monotonic() - start, 1)
+        start = time.monotonic()
+        known = existing_keys(loaded_path(torch_version))
+        wanted = []
+        for rec in _written_ok(all_releases):
+            key = _load_key(rec["model"], rec["exporter"], rec["case_hash"], rec["versions"], versions)
+            if key not in known and rec["exporter"] in exporters:
+                wanted.append((key, rec))
+        batch = 40
+        for i in range(0, len(wanted), batch):
+            chunk = wanted[i:i + batch]
+            say(f"torch {torch_version}: loading artifacts {i + 1}-{i + len(chunk)} of {len(wanted)}")
+            spec = {"timeout_s": timeout_s,
+                    "artifacts": [{"key": k, "exporter": r["exporter"], "artifact": r["artifact"]} for k, r in chunk]}
+            rows = {row["key"]: row for row in _run_worker(python, "load", spec, [], timeout_s * len(chunk) + 60)}
+            for key, rec in chunk:
+                row = rows.get(key)
+                if row is None:  # the worker died before answering: recorded next time
+                    continue
+                record = {"schema": SCHEMA, "run": "compat", "phase": "load", "key": key, "source": "entry",
+                          "model": rec["model"], "entry": rec["entry"], "exporter": rec["exporter"],
+                          "case_hash": rec["case_hash"], "written_on": rec["written_on"],
+                          "writer_versions": rec["versions"], "loaded_on": versions["torch"], "versions": versions,
+                          "outcome": row["outcome"], "stage": row.get("stage"), "exc_type": row.get("exc_type"),
+                          "message": row.get("message"),
+                          "traceback": _portable(row.get("traceback"), folder / "venv"),
+                          "duration_s": row.get("duration_s")}
+                report.outcomes[f"load {record['outcome']}"] = report.outcomes.get(f"load {record['outcome']}", 0) + 1
+                append_observation(loaded_path(torch_version), record)
+                known.add(key)
+                report.loaded += 1
+        report.load_s = round(time.monotonic() - start, 1)
+    except (sweep.SweepError, subprocess.SubprocessError, OSError) as exc:
+        report.error = str(exc)
+    finally:
+        if not pinned and not keep_venv and folder.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+    return report

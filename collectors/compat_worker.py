@@ -1,0 +1,337 @@
+"""Write export artifacts on one torch release, load and run them on another.
+
+This file runs inside a sweep venv (any torch from 2.1 on, with its companions), by path:
+
+    python compat_worker.py write CASES.json OUT_DIR
+    python compat_worker.py load  ARTIFACTS.json
+
+so it imports only the standard library and what that venv has (torch, onnx,
+onnxruntime): never kb/ or the rest of collectors/, which need the project's own venv.
+Each case (`write`) and each artifact (`load`) runs in a forked child of this process,
+which has imported torch and nothing of the model: a child that hangs, crashes or loads
+a broken artifact costs only its own line. Every result is one JSON line on stdout; the
+driver (collectors.compat) is the only writer of observations.
+
+`write` builds the case from its script (`model`, `example_args`, optional
+`example_kwargs`), runs it eagerly, and saves the inputs and the eager outputs next to
+each artifact, so a release that loads the artifact compares with what eager gave on
+the release that wrote it.
+"""
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import json
+import os
+import select
+import signal
+import sys
+import time
+import traceback
+from pathlib import Path
+
+RTOL, ATOL, SCALED_ATOL = 1e-3, 1e-3, 1e-4
+EXPORTERS = ("export", "jit-script", "jit-trace", "onnx-legacy", "onnx", "aoti")
+ARTIFACT = {"export": "model.pt2", "jit-script": "model.pt", "jit-trace": "model.pt", "onnx-legacy": "model.onnx",
+            "onnx": "model.onnx", "aoti": "package.pt2"}
+
+
+class Unavailable(RuntimeError):
+    """This release has no API for the step (aoti_compile_and_package before 2.6, say)."""
+
+
+# -- running in a forked child ------------------------------------------------------
+
+def forked(fn, timeout_s: float) -> dict:
+    """Run fn() -> dict in a forked child; a hang, crash or exception becomes the result."""
+    read_fd, write_fd = os.pipe()
+    start = time.monotonic()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child
+        os.close(read_fd)
+        os.setpgid(0, 0)
+        os.dup2(2, 1)  # stdout carries the parent's JSON lines: whatever a library prints goes to stderr
+        try:
+            result = fn()
+        except BaseException as exc:  # every failure is data
+            result = {"outcome": "fail", "stage": getattr(exc, "stage", "run"), **describe(exc)}
+        data = json.dumps(result, default=str).encode()
+        view = memoryview(data)
+        while view:
+            view = view[os.write(write_fd, view):]
+        os._exit(0)
+    os.close(write_fd)
+    chunks, timed_out = [], False
+    while True:
+        ready, _, _ = select.select([read_fd], [], [], 0.2)
+        if ready:
+            chunk = os.read(read_fd, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        elif time.monotonic() - start > timeout_s:
+            timed_out = True
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            break
+    os.close(read_fd)
+    _, status = os.waitpid(pid, 0)
+    duration = round(time.monotonic() - start, 3)
+    if timed_out:
+        return {"outcome": "timeout", "stage": "run", "message": f"did not finish in {timeout_s:.0f} s",
+                "duration_s": duration}
+    code = os.waitstatus_to_exitcode(status)
+    if code < 0 or not chunks:
+        name = signal.Signals(-code).name if code < 0 else f"exit {code}"
+        return {"outcome": "crash", "stage": "run", "message": f"the process died ({name})", "duration_s": duration}
+    result = json.loads(b"".join(chunks))
+    result.setdefault("duration_s", duration)
+    return result
+
+
+def describe(exc: BaseException) -> dict:
+    err = exc.__cause__ if isinstance(exc, StageError) and exc.__cause__ else exc
+    return {"exc_type": f"{type(err).__module__}.{type(err).__qualname__}".removeprefix("builtins."),
+            "message": str(err)[:4000], "traceback": "".join(traceback.format_exception(err))[-20000:]}
+
+
+class StageError(RuntimeError):
+    def __init__(self, stage: str):
+        super().__init__(stage)
+        self.stage = stage
+
+
+def stage(name: str, fn):
+    try:
+        return fn()
+    except Unavailable as exc:
+        raise exc
+    except Exception as exc:
+        raise StageError(name) from exc
+
+
+# -- cases, inputs and outputs -------------------------------------------------------
+
+def load_case(path: str):
+    spec = importlib.util.spec_from_file_location("compat_case", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["compat_case"] = module
+    sys.path.insert(0, str(Path(path).parent))
+    spec.loader.exec_module(module)
+    model = module.model
+    if hasattr(model, "eval"):
+        model.eval()
+    return model, tuple(module.example_args), dict(getattr(module, "example_kwargs", None) or {})
+
+
+def leaves(value) -> list:
+    """The tensors of an output, in order, looking into tuples, lists, dicts and ModelOutputs."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (bool, int, float)):
+        return [torch.tensor(value)]
+    if hasattr(value, "to_tuple"):
+        return leaves(value.to_tuple())
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in leaves(v)]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in leaves(v)]
+    return []
+
+
+def compare(got: list, want: list) -> None:
+    import torch
+
+    if len(got) != len(want):
+        raise AssertionError(f"the artifact returned {len(got)} tensors, eager returned {len(want)}")
+    for i, (g, w) in enumerate(zip(got, want)):
+        g = torch.as_tensor(g)
+        if tuple(g.shape) != tuple(w.shape):
+            raise AssertionError(f"output {i} has shape {tuple(g.shape)}, eager has {tuple(w.shape)}")
+        atol = ATOL
+        if w.is_floating_point() and w.numel():
+            finite = w.detach().abs().float()
+            finite = finite[torch.isfinite(finite)]
+            if finite.numel():
+                atol = max(ATOL, SCALED_ATOL * finite.max().item())
+        torch.testing.assert_close(g.to(w.dtype), w, rtol=RTOL, atol=atol, equal_nan=True)
+
+
+def _torch_load(path: Path):
+    import torch
+
+    return torch.load(path, weights_only=True)
+
+
+# -- writing -------------------------------------------------------------------------
+
+def _onnx_export(model, args, kwargs, path: Path, dynamo: bool) -> None:
+    import torch
+
+    params = inspect.signature(torch.onnx.export).parameters
+    if not dynamo:
+        extra = {"dynamo": False} if "dynamo" in params else {}
+        torch.onnx.export(model, args, str(path), kwargs=kwargs or None, **extra) if "kwargs" in params and kwargs \
+            else torch.onnx.export(model, args + ((kwargs,) if kwargs else ()), str(path), **extra)
+        return
+    if "dynamo" in params:
+        program = torch.onnx.export(model, args, kwargs=kwargs or None, dynamo=True)
+    elif hasattr(torch.onnx, "dynamo_export"):  # torch 2.1-2.4
+        program = torch.onnx.dynamo_export(model, *args, **kwargs)
+    else:
+        raise Unavailable("this torch has no dynamo-based ONNX exporter")
+    program.save(str(path))
+
+
+def write_one(exporter: str, model, args, kwargs, folder: Path) -> None:
+    import torch
+
+    path = folder / ARTIFACT[exporter]
+    if exporter == "export":
+        ep = stage("capture", lambda: torch.export.export(model, args, kwargs or None))
+        stage("save", lambda: torch.export.save(ep, str(path)))
+    elif exporter == "jit-script":
+        scripted = stage("capture", lambda: torch.jit.script(model))
+        stage("save", lambda: torch.jit.save(scripted, str(path)))
+    elif exporter == "jit-trace":
+        if kwargs:
+            traced = stage("capture", lambda: torch.jit.trace(model, example_kwarg_inputs=kwargs, check_trace=False))
+        else:
+            traced = stage("capture", lambda: torch.jit.trace(model, args, check_trace=False))
+        stage("save", lambda: torch.jit.save(traced, str(path)))
+    elif exporter in ("onnx", "onnx-legacy"):
+        stage("capture", lambda: _onnx_export(model, args, kwargs, path, dynamo=exporter == "onnx"))
+    elif exporter == "aoti":
+        compile_package = getattr(torch._inductor, "aoti_compile_and_package", None)
+        if compile_package is None:
+            raise Unavailable("this torch has no torch._inductor.aoti_compile_and_package")
+        ep = stage("capture", lambda: torch.export.export(model, args, kwargs or None))
+        if "args" in inspect.signature(compile_package).parameters:  # torch 2.5 took the inputs again
+            stage("save", lambda: compile_package(ep, args, kwargs or None, package_path=str(path)))
+        else:
+            stage("save", lambda: compile_package(ep, package_path=str(path)))
+
+
+def write_case(case: dict, out_dir: Path, exporters: list[str], timeout_s: float) -> list[dict]:
+    import torch
+
+    folder = out_dir / case["id"].replace("/", "__")
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def build():
+        model, args, kwargs = load_case(case["path"])
+        torch.manual_seed(0)
+        with torch.no_grad():
+            expected = leaves(model(*args, **kwargs))
+        torch.save({"args": args, "kwargs": kwargs}, folder / "inputs.pt")
+        torch.save([t.detach() for t in expected], folder / "expected.pt")
+        return {"outcome": "ok"}
+
+    built = forked(build, timeout_s)
+    if built["outcome"] != "ok":
+        built["stage"] = "build"
+        return [{"case": case["id"], "exporter": e, **built} for e in exporters]
+    results = []
+    for exporter in exporters:
+        target = folder / exporter
+        target.mkdir(exist_ok=True)
+
+        def one(exporter=exporter, target=target):
+            model, args, kwargs = load_case(case["path"])
+            try:
+                write_one(exporter, model, args, kwargs, target)
+            except Unavailable as exc:
+                return {"outcome": "unavailable", "stage": "capture", "message": str(exc)}
+            return {"outcome": "ok", "stage": None}
+
+        result = forked(one, timeout_s)
+        results.append({"case": case["id"], "exporter": exporter, "artifact": str(target), **result})
+    return results
+
+
+# -- loading -------------------------------------------------------------------------
+
+def _ort_run(path: Path, tensors: list):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    session = stage("load", lambda: ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"]))
+    names = [i.name for i in session.get_inputs()]
+    feeds = [t.detach().numpy() for t in tensors]
+    if len(names) > len(feeds):
+        raise StageError("run") from RuntimeError(
+            f"the ONNX graph takes {len(names)} inputs, the case has {len(feeds)} tensors")
+    return stage("run", lambda: session.run(None, dict(zip(names, feeds))))
+
+
+def load_one(artifact: dict) -> dict:
+    import torch
+
+    folder = Path(artifact["artifact"])
+    case_dir = folder.parent
+    exporter = artifact["exporter"]
+    inputs = stage("load", lambda: _torch_load(case_dir / "inputs.pt"))
+    expected = _torch_load(case_dir / "expected.pt")
+    args, kwargs = tuple(inputs["args"]), dict(inputs["kwargs"])
+    path = folder / ARTIFACT[exporter]
+    with torch.no_grad():
+        if exporter == "export":
+            program = stage("load", lambda: torch.export.load(str(path)))
+            module = stage("load", lambda: program.module())
+            out = stage("run", lambda: module(*args, **kwargs))
+        elif exporter in ("jit-script", "jit-trace"):
+            loaded = stage("load", lambda: torch.jit.load(str(path)))
+            out = stage("run", lambda: loaded(*args, **kwargs))
+        elif exporter in ("onnx", "onnx-legacy"):
+            tensors = [t for t in leaves((args, kwargs)) if isinstance(t, torch.Tensor)]
+            out = [torch.from_numpy(x) for x in _ort_run(path, tensors)]
+        elif exporter == "aoti":
+            load_package = getattr(torch._inductor, "aoti_load_package", None)
+            if load_package is None:
+                return {"outcome": "unavailable", "stage": "load",
+                        "message": "this torch has no torch._inductor.aoti_load_package"}
+            runner = stage("load", lambda: load_package(str(path)))
+            out = stage("run", lambda: runner(*args, **kwargs))
+        else:
+            raise ValueError(f"unknown exporter {exporter}")
+    stage("numeric", lambda: compare(leaves(out), expected))
+    return {"outcome": "ok", "stage": None}
+
+
+# -- main ----------------------------------------------------------------------------
+
+def _emit(row: dict) -> None:
+    sys.stdout.write(json.dumps(row, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def main(argv: list[str]) -> int:
+    import torch
+
+    torch.set_num_threads(1)
+    command = argv[0]
+    if command == "write":
+        spec = json.loads(Path(argv[1]).read_text())
+        out_dir = Path(argv[2])
+        for case in spec["cases"]:
+            for row in write_case(case, out_dir, spec["exporters"], spec.get("timeout_s", 300)):
+                _emit(row)
+    elif command == "load":
+        spec = json.loads(Path(argv[1]).read_text())
+        for artifact in spec["artifacts"]:
+            result = forked(lambda artifact=artifact: load_one(artifact), spec.get("timeout_s", 300))
+            _emit({**artifact, **result})
+    else:
+        raise SystemExit(f"unknown command {command!r}: write or load")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,81 @@
+"""`exportkb compat`: artifacts written and loaded by the real exporters, recorded once.
+
+These run on the pinned release (the project's own interpreter, no venv to install):
+the diagonal of the matrix. The cross-release cells come from the same code with a sweep
+venv per release; their observations are committed under observations/compat/.
+"""
+import json
+import os
+import subprocess
+import sys
+
+from conftest import EXAMPLE, PINNED_TORCH, REPO
+
+RELEASE = PINNED_TORCH.split("+")[0]
+
+
+def cli(root, *args, timeout=900):
+    return subprocess.run([sys.executable, "-m", "kb.cli", *args], capture_output=True, text=True, cwd=REPO,
+                          env={**os.environ, "EXPORTKB_ROOT": str(root), "COLUMNS": "200"}, timeout=timeout)
+
+
+def _lines(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_write_load_resume_and_a_damaged_artifact(kb_root):
+    r = cli(kb_root, "compat", "--torch", RELEASE, "--exporters", "export,jit-trace,onnx-legacy", EXAMPLE.name)
+    assert r.returncode == 0, r.stdout + r.stderr
+    written = _lines(kb_root / "observations" / "compat" / f"written-on-{RELEASE}.jsonl")
+    loaded = _lines(kb_root / "observations" / "compat" / f"loaded-on-{RELEASE}.jsonl")
+    assert sorted(w["exporter"] for w in written) == ["export", "jit-trace", "onnx-legacy"]
+    assert all(w["outcome"] == "ok" and w["versions"]["torch"].startswith(RELEASE) for w in written)
+    # Each artifact loads in a fresh process and agrees with eager on the writing release.
+    assert sorted((x["exporter"], x["outcome"]) for x in loaded) == [
+        ("export", "ok"), ("jit-trace", "ok"), ("onnx-legacy", "ok")]
+    assert all(x["written_on"] == x["loaded_on"] for x in loaded)
+
+    # Run again: nothing is written or loaded twice.
+    again = cli(kb_root, "compat", "--torch", RELEASE, "--exporters", "export,jit-trace,onnx-legacy", EXAMPLE.name)
+    assert again.returncode == 0 and f"torch {RELEASE}: 0 written, 0 loaded" in again.stdout, again.stdout
+    assert len(_lines(kb_root / "observations" / "compat" / f"loaded-on-{RELEASE}.jsonl")) == 3
+
+    # A truncated TorchScript archive (a half-copied file) is a load failure with the
+    # runtime's own words, recorded as data, and the matrix shows the cell as failing.
+    artifact = kb_root / "build" / "compat" / RELEASE / f"{EXAMPLE.name}__fixed.py" / "jit-trace" / "model.pt"
+    data = artifact.read_bytes()
+    artifact.write_bytes(data[: len(data) // 2])
+    sys.path.insert(0, str(REPO))
+    from collectors.compat_worker import forked, load_one
+
+    row = forked(lambda: load_one({"exporter": "jit-trace", "artifact": str(artifact.parent)}), 120)
+    assert row["outcome"] == "fail" and row["stage"] == "load"
+    assert "PytorchStreamReader failed" in row["message"] or "zip archive" in row["message"]
+
+    shown = cli(kb_root, "compat", "--json")
+    rows = json.loads(shown.stdout)
+    assert {(x["exporter"], x["written_on"], x["loaded_on"], x["outcome"]) for x in rows} == {
+        (e, RELEASE, RELEASE, "ok") for e in ("export", "jit-trace", "onnx-legacy")}
+    assert set(rows[0]) == {"exporter", "written_on", "loaded_on", "model", "outcome", "stage", "entry", "exc_type",
+                            "message"}
+    table = cli(kb_root, "compat")
+    assert "jit-trace: written on (rows), loaded on (columns)" in table.stdout and "1/1" in table.stdout
+
+
+def test_a_worker_that_hangs_or_crashes_is_a_recorded_outcome():
+    sys.path.insert(0, str(REPO))
+    from collectors.compat_worker import forked
+
+    def hang():
+        while True:
+            pass
+
+    def crash():
+        import ctypes
+
+        ctypes.string_at(0)
+
+    assert forked(hang, 2)["outcome"] == "timeout"
+    crashed = forked(crash, 30)
+    assert crashed["outcome"] == "crash" and "SIGSEGV" in crashed["message"]
+    assert forked(lambda: {"outcome": "ok"}, 30)["outcome"] == "ok"
