@@ -47,7 +47,7 @@ def fingerprint() -> str:
     files = []
     for base, patterns in (
         (paths.entries_dir(), ("*/entry.toml", "*/*.py")),
-        (paths.observations_dir(), ("*.jsonl", "fixes/*.jsonl")),
+        (paths.observations_dir(), ("*.jsonl", "fixes/*.jsonl", "compat/*.jsonl")),
         (Path(__file__).parent, ("*.py", CALIBRATION_FILE.name)),
         (root / "devset", ("*.jsonl", "reports/*.jsonl")),
     ):
@@ -117,6 +117,12 @@ def _create_tables(kdb: sqlite_utils.Database) -> None:
         {"entry": str, "fix": str, "exporter": str, "torch": str, "models_tried": int, "models_fixed": int,
          "models_past": int, "fixed_models": str, "other_failure_models": str, "still_failing": str},
         pk=("entry", "fix", "exporter", "torch"),
+    )
+    kdb["compat"].create(
+        {"key": str, "exporter": str, "model": str, "entry": str, "written_on": str, "loaded_on": str,
+         "outcome": str, "stage": str, "exc_type": str, "message": str, "traceback": str, "matched_entry": str,
+         "duration_s": float, "written_onnxruntime": str, "loaded_onnxruntime": str},
+        pk="key",
     )
     kdb["meta"].create({"key": str, "value": str}, pk="key")
 
@@ -225,6 +231,24 @@ def _fix_rows(records: list[dict], matcher: Matcher) -> tuple[list[dict], list[d
     return attempts, summary
 
 
+def _compat_rows(matcher: Matcher):
+    """`exportkb compat` loads (observations/compat/loaded-on-*.jsonl), each failure classified."""
+    release_of = version_status.release_of
+    for path in sorted((paths.observations_dir() / "compat").glob("loaded-on-*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            rec = json.loads(line)
+            best = best_match(failure_blocks(rec), matcher, rec["exporter"]) if rec["outcome"] == "fail" else None
+            yield {"key": rec["key"], "exporter": rec["exporter"], "model": rec["model"], "entry": rec.get("entry"),
+                   "written_on": release_of(rec["written_on"]), "loaded_on": release_of(rec["loaded_on"]),
+                   "outcome": rec["outcome"], "stage": rec.get("stage"), "exc_type": rec.get("exc_type"),
+                   "message": rec.get("message"), "traceback": rec.get("traceback"),
+                   "matched_entry": best.id if best else None, "duration_s": rec.get("duration_s"),
+                   "written_onnxruntime": (rec.get("writer_versions") or {}).get("onnxruntime"),
+                   "loaded_onnxruntime": (rec.get("versions") or {}).get("onnxruntime")}
+
+
 def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
     db = Path(db or paths.db_path())
     db.parent.mkdir(parents=True, exist_ok=True)
@@ -266,6 +290,7 @@ def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
         fix_attempts, fix_summary = _fix_rows(read_observations(paths.observations_dir() / "fixes").records, matcher)
         kdb["fix_attempts"].insert_all(fix_attempts)
         kdb["entry_fixes"].insert_all(fix_summary)
+        kdb["compat"].insert_all(_compat_rows(matcher))
         kdb["entries"].enable_fts(["title", "rule", "cause", "fix", "patterns"], tokenize="porter")
         kdb["observations"].enable_fts(["exc_type", "message"], tokenize="porter")
         for col in ("run", "exporter", "outcome", "matched_entry", "torch", "entry", "model", "signature"):

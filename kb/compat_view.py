@@ -2,60 +2,43 @@
 
 The observations come from `exportkb compat --torch ...` (collectors.compat), in
 observations/compat/loaded-on-<torch>.jsonl: one line per (case, exporter, written on,
-loaded on). Each failure is classified with the one rule (kb.classify), so a failing
-cell names the entry that explains it.
+loaded on). kb.build stores them in kb.db's `compat` table with each failure classified
+by the one rule (kb.classify), so a failing cell names the entry that explains it.
 """
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
+from pathlib import Path
+
+import sqlite_utils
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from . import paths
 
 FIELDS = ("exporter", "written_on", "loaded_on", "model", "outcome", "stage", "entry", "exc_type", "message")
 
 
-def release(version: str | None) -> str:
-    return (version or "?").split("+", 1)[0]
-
-
 def _key(version: str) -> tuple:
-    return tuple(int(x) if x.isdigit() else 0 for x in release(version).split("."))
+    return tuple(int(x) if x.isdigit() else 0 for x in version.split("."))
 
 
-def load_rows() -> list[dict]:
-    rows = []
-    for path in sorted((paths.observations_dir() / "compat").glob("loaded-on-*.jsonl")):
-        rows += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return rows
+def matrix_json(db: Path | None = None) -> list[dict]:
+    """One object per load: exporter, written_on, loaded_on, model, outcome, stage, entry (or None).
 
+    Read from kb.db, where the build classified each failure (kb.build._compat_rows)."""
+    from .build import ensure_built
 
-def matrix_json() -> list[dict]:
-    """One object per load: exporter, written_on, loaded_on, model, outcome, stage, entry (or None)."""
-    rows = load_rows()
-    failing = [r for r in rows if r["outcome"] == "fail"]
-    matcher = None
-    if failing:
-        from .build import ensure_built, load_matcher
-        from .classify import best_match, failure_blocks
-
-        db, _ = ensure_built()
-        matcher = load_matcher(db)
+    db, _ = ensure_built(db)
+    rows = sqlite_utils.Database(db).query(
+        "select exporter, written_on, loaded_on, model, outcome, stage, matched_entry as entry, exc_type, message "
+        "from compat")
     out = []
-    for r in sorted(rows, key=lambda r: (r["exporter"], _key(r["written_on"]), _key(r["loaded_on"]), r["model"])):
-        entry = None
-        if r["outcome"] == "fail" and matcher is not None:
-            best = best_match(failure_blocks(r), matcher, r["exporter"])
-            entry = best.id if best else None
-        first = next((ln for ln in (r.get("message") or "").splitlines() if ln.strip()), "")
-        out.append({"exporter": r["exporter"], "written_on": release(r["written_on"]), "loaded_on": release(r["loaded_on"]),
-                    "model": r["model"], "outcome": r["outcome"], "stage": r.get("stage"), "entry": entry,
-                    "exc_type": r.get("exc_type"), "message": first[:300]})
-    return out
+    for r in rows:
+        first = next((ln for ln in (r["message"] or "").splitlines() if ln.strip()), "")
+        out.append({**{k: r[k] for k in FIELDS}, "message": first[:300]})
+    return sorted(out, key=lambda r: (r["exporter"], _key(r["written_on"]), _key(r["loaded_on"]), r["model"]))
 
 
 def cells(rows: list[dict]) -> dict[str, dict[tuple[str, str], Counter]]:

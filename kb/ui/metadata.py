@@ -203,6 +203,29 @@ def metadata() -> dict:
                         },
                         "facets": ["fix", "exporter", "result", "matched_entry"],
                     },
+                    "compat": {
+                        "description": "Artifacts written on one torch release, loaded and run on another "
+                                       "(exportkb compat): one row per case, exporter and pair of releases.",
+                        "columns": {
+                            "key": "Identity of the load.",
+                            "exporter": "The exporter that wrote the artifact.",
+                            "model": "The case: an entry's fixed script.",
+                            "entry": "The entry whose fixed script it is.",
+                            "written_on": "torch release that exported and saved the artifact.",
+                            "loaded_on": "torch release that loaded and ran it, in a fresh process.",
+                            "outcome": "ok (loaded, ran and agreed with eager on the writing release), fail, "
+                                       "unavailable, timeout or crash.",
+                            "stage": "load, run or numeric: where it failed.",
+                            "exc_type": "Exception type of the failure.",
+                            "message": "Exception message of the failure.",
+                            "traceback": "The failure's traceback, portable paths.",
+                            "matched_entry": "The entry that explains the failure, if any.",
+                            "duration_s": "Wall time of the load, run and comparison.",
+                            "written_onnxruntime": "onnxruntime next to the writing torch.",
+                            "loaded_onnxruntime": "onnxruntime that ran an ONNX artifact.",
+                        },
+                        "facets": ["exporter", "written_on", "loaded_on", "outcome", "matched_entry"],
+                    },
                     "entry_fixes": {
                         "description": "Per entry, fix and exporter: on how many affected corpus models the automatic fix worked.",
                         "columns": {
