@@ -23,6 +23,7 @@ import importlib.util
 import inspect
 import json
 import os
+import re
 import select
 import signal
 import sys
@@ -145,6 +146,19 @@ def leaves(value) -> list:
     return []
 
 
+def tensors_of(value) -> list:
+    """The tensor inputs in the order the exporters flatten them (numbers are not inputs)."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in tensors_of(v)]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in tensors_of(v)]
+    return []
+
+
 def compare(got: list, want: list) -> None:
     import torch
 
@@ -176,7 +190,10 @@ def _onnx_export(model, args, kwargs, path: Path, dynamo: bool) -> None:
 
     params = inspect.signature(torch.onnx.export).parameters
     if not dynamo:
+        # Every tensor input named input_<i>, in flattening order: the exporter drops inputs
+        # the trace never reads, and the loader then still feeds each one by name.
         extra = {"dynamo": False} if "dynamo" in params else {}
+        extra["input_names"] = [f"input_{i}" for i in range(len(tensors_of((args, kwargs))))]
         torch.onnx.export(model, args, str(path), kwargs=kwargs or None, **extra) if "kwargs" in params and kwargs \
             else torch.onnx.export(model, args + ((kwargs,) if kwargs else ()), str(path), **extra)
         return
@@ -265,10 +282,17 @@ def _ort_run(path: Path, tensors: list):
     session = stage("load", lambda: ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"]))
     names = [i.name for i in session.get_inputs()]
     feeds = [t.detach().numpy() for t in tensors]
-    if len(names) > len(feeds):
+    if any(re.fullmatch(r"input_\d+", n) for n in names):
+        # Named at export (the legacy exporter): each by its index. A graph input the case
+        # has no tensor for (a tensor default of forward) is left out, so onnxruntime says
+        # which one is missing, as it would to a user.
+        feed = {n: feeds[int(n[6:])] for n in names if re.fullmatch(r"input_\d+", n) and int(n[6:]) < len(feeds)}
+    elif len(names) > len(feeds):
         raise StageError("run") from RuntimeError(
             f"the ONNX graph takes {len(names)} inputs, the case has {len(feeds)} tensors")
-    return stage("run", lambda: session.run(None, dict(zip(names, feeds))))
+    else:
+        feed = dict(zip(names, feeds))
+    return stage("run", lambda: session.run(None, feed))
 
 
 def load_one(artifact: dict) -> dict:
@@ -290,8 +314,7 @@ def load_one(artifact: dict) -> dict:
             loaded = stage("load", lambda: torch.jit.load(str(path)))
             out = stage("run", lambda: loaded(*args, **kwargs))
         elif exporter in ("onnx", "onnx-legacy"):
-            tensors = [t for t in leaves((args, kwargs)) if isinstance(t, torch.Tensor)]
-            out = [torch.from_numpy(x) for x in _ort_run(path, tensors)]
+            out = [torch.from_numpy(x) for x in _ort_run(path, tensors_of((args, kwargs)))]
         elif exporter == "aoti":
             load_package = getattr(torch._inductor, "aoti_load_package", None)
             if load_package is None:

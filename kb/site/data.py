@@ -138,10 +138,32 @@ class EntryRuns:
 
 
 @dataclass
+class CompatFailure:
+    """Loads of one exporter's artifacts, from one release on another, that failed the same way."""
+    written_on: str
+    loaded_on: str
+    entry: str | None  # the entry that explains the failure, or None
+    stage: str
+    error: str  # the first line of the error
+    count: int
+
+
+@dataclass
+class CompatGrid:
+    """One exporter's artifacts: written on (rows) by loaded on (columns)."""
+    exporter: str
+    written: list[str]
+    loaded: list[str]
+    cells: dict[tuple[str, str], Rate]
+    failures: list[CompatFailure]
+
+
+@dataclass
 class SiteData:
     entries: list[EntryPage]
     corpus: Corpus
     entry_runs: list[EntryRuns]
+    compat: list[CompatGrid] = field(default_factory=list)
     exporters: tuple[str, ...] = EXPORTERS
     stages: tuple[str, ...] = STAGES
 
@@ -344,11 +366,35 @@ def _entry_runs(conn: sqlite3.Connection) -> list[EntryRuns]:
     return sorted(runs.values(), key=lambda r: (rank.get(r.exporter, 99), r.exporter))
 
 
+def _compat(conn: sqlite3.Connection) -> list[CompatGrid]:
+    grids: dict[str, CompatGrid] = {}
+    failures: dict[tuple, int] = defaultdict(int)
+    for r in _rows(conn, "select exporter, written_on, loaded_on, outcome, stage, matched_entry, exc_type, message "
+                         "from compat"):
+        grid = grids.setdefault(r["exporter"], CompatGrid(r["exporter"], [], [], {}, []))
+        rate = grid.cells.setdefault((r["written_on"], r["loaded_on"]), Rate(0, 0))
+        rate.total += 1
+        rate.passed += r["outcome"] == "ok"
+        if r["outcome"] != "ok":
+            first = next((ln.strip() for ln in (r["message"] or "").splitlines() if ln.strip()), "")
+            error = f"{r['exc_type']}: {first}" if r["exc_type"] else (first or r["outcome"])
+            failures[(r["exporter"], r["written_on"], r["loaded_on"], r["matched_entry"], r["stage"] or "",
+                      error[:200])] += 1
+    for (exporter, written, loaded, entry, stage, error), n in failures.items():
+        grids[exporter].failures.append(CompatFailure(written, loaded, entry, stage, error, n))
+    rank = {x: i for i, x in enumerate(EXPORTERS)}
+    for g in grids.values():
+        g.written = sorted({w for w, _ in g.cells}, key=version_key)
+        g.loaded = sorted({ld for _, ld in g.cells}, key=version_key)
+        g.failures.sort(key=lambda f: (version_key(f.written_on), version_key(f.loaded_on), -f.count))
+    return sorted(grids.values(), key=lambda g: (rank.get(g.exporter, 99), g.exporter))
+
+
 def load(db: Path) -> SiteData:
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     conn.row_factory = sqlite3.Row
     try:
         entries = [_entry_page(conn, r) for r in _rows(conn, "select * from entries order by id")]
-        return SiteData(entries, _corpus(conn), _entry_runs(conn))
+        return SiteData(entries, _corpus(conn), _entry_runs(conn), _compat(conn))
     finally:
         conn.close()

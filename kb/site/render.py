@@ -66,6 +66,7 @@ def pages(data: SiteData, env: jinja2.Environment, pages_dir: Path | None = None
     out["browse/stages.rst"] = env.get_template("by-stage.rst.j2").render(data=data)
     out["corpus/index.rst"] = env.get_template("corpus.rst.j2").render(data=data)
     out["accuracy/index.rst"] = env.get_template("accuracy.rst.j2").render(acc=accuracy(), pct=_pct)
+    out["compat/index.rst"] = env.get_template("compat.rst.j2").render(grids=data.compat)
     changes = release_changes(data.entries, sweep_companions())
     out["releases/index.rst"] = env.get_template("releases-index.rst.j2").render(changes=changes)
     release = env.get_template("release.rst.j2")
