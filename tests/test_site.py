@@ -178,6 +178,27 @@ def test_release_pages_say_what_each_release_changed(site_build, committed_site)
         assert "Stopped reproducing" not in visible_text(translated)  # the headings are translated
 
 
+def test_compat_page_has_a_matrix_per_exporter_and_links_failing_loads_to_entries(site_build, committed_site, kb_db):
+    import sqlite3
+
+    conn = sqlite3.connect(kb_db)
+    exporters = [r[0] for r in conn.execute("select distinct exporter from compat")]
+    explained = {r[0] for r in conn.execute("select matched_entry from compat where matched_entry is not null")}
+    conn.close()
+    assert exporters, "the committed compat observations are missing from kb.db"
+    html = page(site_build, "en", "compat/index.html")
+    assert "Artifacts across releases" in visible_text(html)
+    for exporter in exporters:
+        assert f'<section id="{exporter}">' in html
+    for entry in explained:
+        assert f'href="../entries/{entry}.html"' in html
+    assert committed_site is not None, "the committed catalogues are incomplete"
+    for lang in ("ko", "zh_CN"):
+        translated = (committed_site / lang / "compat" / "index.html").read_text(encoding="utf-8")
+        assert all(f'href="../entries/{entry}.html"' in translated for entry in explained)
+        assert "Why these loads fail" not in visible_text(translated)  # the headings are translated
+
+
 def test_translated_pages_change_prose_but_not_code(site_build):
     en = page(site_build, "en", "entries/data-dependent-guard.html")
     for lang, marker in (("ko", "한국어 번역"), ("zh_CN", "中文译文")):

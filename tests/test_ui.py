@@ -167,6 +167,26 @@ def test_matrix_page(ds):
     assert "static-batch-size/failing.py" in r.text and "outcome-fail" in r.text and "outcome-ok" in r.text
 
 
+def test_compat_page_counts_each_cell_as_kb_db_holds_it_and_links_the_entries(ds, kb_db):
+    import sqlite3
+
+    conn = sqlite3.connect(kb_db)
+    cells = conn.execute("select exporter, written_on, loaded_on, sum(outcome = 'ok'), count(*) from compat "
+                         "group by exporter, written_on, loaded_on").fetchall()
+    explained = {r[0] for r in conn.execute("select matched_entry from compat where matched_entry is not null")}
+    conn.close()
+    assert cells, "the committed compat observations are missing from kb.db"
+    r = get(ds, "/compat")
+    assert r.status_code == 200 and "Artifacts across releases" in r.text
+    for exporter, written, loaded, ok, total in cells:
+        link = (f'/kb/compat?exporter={exporter}&amp;written_on={written}&amp;loaded_on={loaded}">'
+                f"{ok}/{total}</a>")
+        assert link in r.text, (exporter, written, loaded)
+    for entry in explained:
+        assert f'<a href="/entry/{entry}">{entry}</a>' in r.text
+    assert 'href="/compat"' in get(ds, "/").text  # in the menu
+
+
 # -- security ----------------------------------------------------------------------
 
 def test_database_is_immutable_and_arbitrary_sql_is_off(ds):

@@ -366,11 +366,14 @@ def _entry_runs(conn: sqlite3.Connection) -> list[EntryRuns]:
     return sorted(runs.values(), key=lambda r: (rank.get(r.exporter, 99), r.exporter))
 
 
-def _compat(conn: sqlite3.Connection) -> list[CompatGrid]:
+COMPAT_SQL = "select exporter, written_on, loaded_on, outcome, stage, matched_entry, exc_type, message from compat"
+
+
+def compat_grids(rows) -> list[CompatGrid]:
+    """kb.db's compat rows (COMPAT_SQL) as one grid per exporter; the docs page and the UI's /compat both use it."""
     grids: dict[str, CompatGrid] = {}
     failures: dict[tuple, int] = defaultdict(int)
-    for r in _rows(conn, "select exporter, written_on, loaded_on, outcome, stage, matched_entry, exc_type, message "
-                         "from compat"):
+    for r in rows:
         grid = grids.setdefault(r["exporter"], CompatGrid(r["exporter"], [], [], {}, []))
         rate = grid.cells.setdefault((r["written_on"], r["loaded_on"]), Rate(0, 0))
         rate.total += 1
@@ -395,6 +398,6 @@ def load(db: Path) -> SiteData:
     conn.row_factory = sqlite3.Row
     try:
         entries = [_entry_page(conn, r) for r in _rows(conn, "select * from entries order by id")]
-        return SiteData(entries, _corpus(conn), _entry_runs(conn), _compat(conn))
+        return SiteData(entries, _corpus(conn), _entry_runs(conn), compat_grids(_rows(conn, COMPAT_SQL)))
     finally:
         conn.close()

@@ -18,6 +18,7 @@ from kb import paths
 from kb.answer import results_obj
 from kb.catalogue import EXPORTERS
 from kb.permalink import BadLink, decode
+from kb.site.data import COMPAT_SQL, compat_grids
 from kb.site.languages import LANGUAGES as LANGS
 
 from . import search_pool
@@ -175,6 +176,14 @@ async def matrix(datasette, request):
     return Response.html(await datasette.render_template("exportkb_matrix.html", context, request=request))
 
 
+async def compat(datasette, request):
+    """The compatibility matrix: per exporter, artifacts written on one release and loaded on another.
+
+    The docs page is built from the same rows by the same function, so the two agree."""
+    grids = compat_grids((await _db(datasette).execute(COMPAT_SQL)).rows)
+    return Response.html(await datasette.render_template("exportkb_compat.html", {"grids": grids}, request=request))
+
+
 async def _exporters(db) -> list[str]:
     seen = {r[0] for r in (await db.execute("select distinct exporter from observations")).rows}
     return [e for e in EXPORTERS if e in seen] + sorted(seen - set(EXPORTERS))
@@ -214,6 +223,7 @@ def register_routes():
         (r"^/search\.json$", search_json),
         (r"^/entry/(?P<entry_id>[a-z0-9-]{1,100})$", entry_page),
         (r"^/matrix$", matrix),
+        (r"^/compat$", compat),
         (r"^/contribute$", contribute),
         (r"^/docs/?$", docs_index),
         (rf"^/docs/(?P<lang>{_LANG_RE})/entries/(?P<entry_id>[a-z0-9-]{{1,100}})\.html$", docs_entry),
@@ -228,6 +238,7 @@ def menu_links(datasette):
         {"href": "/kb/entries", "label": "Entries"},
         {"href": "/kb/observations", "label": "Observations"},
         {"href": "/matrix", "label": "Corpus matrix"},
+        {"href": "/compat", "label": "Artifacts across releases"},
         {"href": "/docs/en/index.html", "label": "Documentation"},
     ]
 
