@@ -37,9 +37,14 @@ def error_line(r: dict) -> str:
 
 
 def outcome_text(r: dict) -> str:
-    if r["outcome"] == "skip":
-        return "skipped (no dynamic_shapes)" if r["exporter"] == "export-dynamic" else "skipped"
     return r["outcome"]
+
+
+def skip_note(report: dict) -> str | None:
+    """Why an exporter was skipped: export-dynamic needs the dims the file declares dynamic."""
+    if any(r["outcome"] == "skip" and r["exporter"] == "export-dynamic" for r in report["results"]):
+        return "export-dynamic was skipped: the model declares no dynamic_shapes."
+    return None
 
 
 def fix_text(r: dict) -> str:
@@ -66,13 +71,16 @@ def table(report: dict) -> Group:
     grid = Table(title=f"exportkb diagnose {escape(report['model'])}", title_justify="left")
     for column in ("exporter", "outcome", "stage", "time", "entry", "fix tried → result"):
         # An entry id is what the user searches for: fold it, never cut it with an ellipsis.
-        grid.add_column(column, no_wrap=column in ("exporter", "outcome", "time"), overflow="fold")
+        grid.add_column(column, no_wrap=column in ("exporter", "outcome", "stage", "time"), overflow="fold",
+                        min_width=14 if column == "entry" else None)
     for r in report["results"]:
         style = OUTCOME_STYLE.get(r["outcome"], "")
         stage = r["stage"] if r["outcome"] not in ("ok", "skip") else ""
         grid.add_row(r["exporter"], Text(outcome_text(r), style=style), stage or "", f"{r['duration_s']:.1f} s",
                      r.get("entry") or ("no entry" if r["outcome"] == "fail" else ""), fix_text(r))
     parts: list = [grid, Text(summary(report), style="bold")]
+    if skip_note(report):
+        parts.append(Text(skip_note(report), style="dim"))
     for r in report["results"]:
         if r["outcome"] in ("ok", "skip"):
             continue
@@ -102,7 +110,8 @@ def _cell(text: str) -> str:
 def markdown(report: dict) -> str:
     """The report for an issue or a PR: a table, then each error in a collapsed block."""
     versions = ", ".join(f"{k} {v}" for k, v in sorted(report["versions"].items()) if v)
-    lines = [f"### `exportkb diagnose` on `{report['model']}`", "", f"{summary(report)}. Versions: {versions}.", "",
+    note = f" {skip_note(report)}" if skip_note(report) else ""
+    lines = [f"### `exportkb diagnose` on `{report['model']}`", "", f"{summary(report)}. Versions: {versions}.{note}", "",
              "| exporter | outcome | stage | entry | fix tried → result |", "|---|---|---|---|---|"]
     for r in report["results"]:
         stage = r["stage"] if r["outcome"] not in ("ok", "skip") else ""
