@@ -33,7 +33,7 @@ from kb.catalogue import Entry
 from kb.observations import SCHEMA, append_observation, existing_keys, observation_key
 
 from . import sweep
-from .portable import portable, trim
+from .portable import trim
 from .versions import library_versions
 
 WORKER = Path(__file__).with_name("compat_worker.py")
@@ -110,7 +110,8 @@ def _worker_env() -> dict:
 
 
 def _portable(text: str | None, venv: Path) -> str | None:
-    return trim(sweep.portable_for(venv, portable(text, paths.root()))) if text else None
+    # The venv's own paths first: portable() alone would name them after the repository.
+    return trim(sweep.portable_for(venv, text)) if text else None
 
 
 def _write_record(case: Case, row: dict, versions: dict, torch_version: str, venv: Path) -> dict:
