@@ -20,7 +20,7 @@ import sqlite_utils
 
 from . import __version__, devset, paths
 from .catalogue import Entry, load_catalogue
-from .classify import Classification, best_match, classify, entry_ref, failure_blocks, observed_texts
+from .classify import Classification, best_match, classify, entry_ref, failure_blocks, observed_texts, run_texts
 from .devset import thread_key
 from .matcher import CALIBRATION_FILE, EntryRef, Matcher
 from .normalize import clean
@@ -231,22 +231,26 @@ def _fix_rows(records: list[dict], matcher: Matcher) -> tuple[list[dict], list[d
     return attempts, summary
 
 
-def _compat_rows(matcher: Matcher):
-    """`exportkb compat` loads (observations/compat/loaded-on-*.jsonl), each failure classified."""
-    release_of = version_status.release_of
+def _compat_records() -> list[dict]:
+    """`exportkb compat` loads (observations/compat/loaded-on-*.jsonl), as recorded."""
+    records = []
     for path in sorted((paths.observations_dir() / "compat").glob("loaded-on-*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if not line.strip():
-                continue
-            rec = json.loads(line)
-            best = best_match(failure_blocks(rec), matcher, rec["exporter"]) if rec["outcome"] == "fail" else None
-            yield {"key": rec["key"], "exporter": rec["exporter"], "model": rec["model"], "entry": rec.get("entry"),
-                   "written_on": release_of(rec["written_on"]), "loaded_on": release_of(rec["loaded_on"]),
-                   "outcome": rec["outcome"], "stage": rec.get("stage"), "exc_type": rec.get("exc_type"),
-                   "message": rec.get("message"), "traceback": rec.get("traceback"),
-                   "matched_entry": best.id if best else None, "duration_s": rec.get("duration_s"),
-                   "written_onnxruntime": (rec.get("writer_versions") or {}).get("onnxruntime"),
-                   "loaded_onnxruntime": (rec.get("versions") or {}).get("onnxruntime")}
+        records += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return records
+
+
+def _compat_rows(records: list[dict], matcher: Matcher):
+    """The compat table: each load, its failure classified."""
+    release_of = version_status.release_of
+    for rec in records:
+        best = best_match(failure_blocks(rec), matcher, rec["exporter"]) if rec["outcome"] == "fail" else None
+        yield {"key": rec["key"], "exporter": rec["exporter"], "model": rec["model"], "entry": rec.get("entry"),
+               "written_on": release_of(rec["written_on"]), "loaded_on": release_of(rec["loaded_on"]),
+               "outcome": rec["outcome"], "stage": rec.get("stage"), "exc_type": rec.get("exc_type"),
+               "message": rec.get("message"), "traceback": rec.get("traceback"),
+               "matched_entry": best.id if best else None, "duration_s": rec.get("duration_s"),
+               "written_onnxruntime": (rec.get("writer_versions") or {}).get("onnxruntime"),
+               "loaded_onnxruntime": (rec.get("versions") or {}).get("onnxruntime")}
 
 
 def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
@@ -259,6 +263,8 @@ def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
     report = BuildReport(entries=len(entries), observations=len(observations), problems=list(loaded.problems))
 
     observed = observed_texts(entries, observations)
+    compat = _compat_records()
+    run_texts(entries, compat, observed)  # errors of loads on other releases, when one entry's patterns name them
     reports = [r for r in devset.train() if r.text.strip()]
     matcher = Matcher([entry_ref(e) for e in entries],
                       *learned_texts(observed, _report_rows(reports), {e.id for e in entries}))
@@ -290,7 +296,7 @@ def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
         fix_attempts, fix_summary = _fix_rows(read_observations(paths.observations_dir() / "fixes").records, matcher)
         kdb["fix_attempts"].insert_all(fix_attempts)
         kdb["entry_fixes"].insert_all(fix_summary)
-        kdb["compat"].insert_all(_compat_rows(matcher))
+        kdb["compat"].insert_all(_compat_rows(compat, matcher))
         kdb["entries"].enable_fts(["title", "rule", "cause", "fix", "patterns"], tokenize="porter")
         kdb["observations"].enable_fts(["exc_type", "message"], tokenize="porter")
         for col in ("run", "exporter", "outcome", "matched_entry", "torch", "entry", "model", "signature"):

@@ -144,3 +144,18 @@ def observed_texts(entries: list[Entry], observations: list[dict]) -> dict[str, 
             if pattern_only.pattern_hits(entry_id, [block]) is not None and block.text not in texts.get(entry_id, ()):
                 texts.setdefault(entry_id, []).append(block.text)
     return texts
+
+
+def run_texts(entries: list[Entry], records: list[dict], texts: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Add to `texts` the errors of other real runs (loads across releases, `exportkb compat`)
+    that the patterns of exactly one entry name: that entry's claim, met by a run. An error
+    two entries' patterns name teaches neither: it would only blur them."""
+    pattern_only = Matcher([entry_ref(e) for e in entries])
+    for rec in records:
+        if rec.get("outcome") != "fail":
+            continue
+        for block in failure_blocks(rec):
+            owners = [e.id for e in entries if pattern_only.pattern_hits(e.id, [block]) is not None]
+            if len(owners) == 1 and block.text not in texts.get(owners[0], ()):
+                texts.setdefault(owners[0], []).append(block.text)
+    return texts

@@ -79,3 +79,20 @@ def test_a_worker_that_hangs_or_crashes_is_a_recorded_outcome():
     crashed = forked(crash, 30)
     assert crashed["outcome"] == "crash" and "SIGSEGV" in crashed["message"]
     assert forked(lambda: {"outcome": "ok"}, 30)["outcome"] == "ok"
+
+
+def test_a_load_error_one_entrys_patterns_name_is_learned_for_that_entry_only():
+    from kb.catalogue import load_catalogue
+    from kb.classify import run_texts
+
+    entries = load_catalogue(REPO / "entries")
+    keyerror = ('Traceback (most recent call last):\n  File "x.py", line 1, in <module>\n'
+                'KeyError: "There is no item named \'version\' in the archive"\n')
+    records = [{"outcome": "fail", "exporter": "export", "traceback": keyerror, "exc_type": "KeyError",
+                "message": "There is no item named 'version' in the archive"},
+               {"outcome": "fail", "exporter": "export", "traceback": "RuntimeError: nothing any entry names\n"},
+               {"outcome": "ok", "exporter": "export", "traceback": None}]
+    texts = run_texts(entries, records, {})
+    assert list(texts) == ["export-load-other-release"]
+    assert texts["export-load-other-release"] == ["KeyError: \"There is no item named 'version' in the archive\""]
+    assert run_texts(entries, records, texts) == texts  # learned once
