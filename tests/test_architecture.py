@@ -45,7 +45,8 @@ def test_search_runs_in_a_process_without_torch():
 LAYERS = (
     ("face", ("kb.cli", "kb.site.__main__")),
     ("collectors", ("collectors",)),
-    ("readers of kb.db", ("kb.site", "kb.ui", "kb.tidy", "kb.evaluate", "kb.calibrate", "kb.unexplained")),
+    ("readers of kb.db", ("kb.site", "kb.ui", "kb.tidy", "kb.evaluate", "kb.calibrate", "kb.unexplained",
+                          "kb.compat_view")),
     ("build", ("kb.build",)),
     ("rules", ("kb.classify", "kb.version_status")),
     ("foundation", ("kb", "kb.paths", "kb.normalize", "kb.textin", "kb.extract", "kb.observations",
