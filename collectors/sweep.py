@@ -185,13 +185,22 @@ def add_executorch(python: Path, torch_version: str) -> str | None:
         return f"no executorch release is paired with torch {torch_version} (none has a Python 3.11 wheel)"
     log = sweep_dir() / f"torch-{torch_version}.executorch.pip.log"
     log.unlink(missing_ok=True)
+    pins = requirements(torch_version)
     try:
         # The release's own pins come along, so pip may not replace its torch to suit executorch.
         # Wheels where they exist; some of executorch's pure-Python dependencies (antlr4
         # runtime 4.9, through hydra-core) were only ever published as source.
-        _pip(python, ["install", "--prefer-binary", f"executorch=={pin}", *requirements(torch_version)], log)
-    except SweepError as exc:
-        return f"executorch=={pin}: {exc}"
+        _pip(python, ["install", "--prefer-binary", f"executorch=={pin}", *pins], log)
+    except SweepError as first:
+        # executorch pins its own numpy (0.5.0: numpy==2.0.0), older than the release's
+        # companion: a user of that pair has executorch's numpy, so let it choose.
+        loose = [r for r in pins if not r.startswith("numpy==")]
+        if loose == pins:
+            return f"executorch=={pin}: {first}"
+        try:
+            _pip(python, ["install", "--prefer-binary", f"executorch=={pin}", *loose], log)
+        except SweepError as exc:
+            return f"executorch=={pin}: {exc}"
     log.unlink(missing_ok=True)
     return None
 

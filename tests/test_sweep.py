@@ -108,3 +108,26 @@ def test_each_release_records_its_companions_and_why_one_is_missing(tmp_path):
     assert data["2.13.0"]["missing"] == {} and data["2.13.0"]["versions"]["executorch"] == "1.5.1"
     # Every release the sweep pins has an executorch from its time or says why not.
     assert set(EXECUTORCH) <= set(__import__("collectors.sweep", fromlist=["COMPANIONS"]).COMPANIONS)
+
+
+def test_executorch_that_pins_an_older_numpy_is_installed_with_its_own_numpy(monkeypatch, tmp_path):
+    from collectors import sweep
+
+    calls = []
+
+    def fake_pip(python, args, log):
+        calls.append(args)
+        if any(a.startswith("numpy==") for a in args):
+            raise sweep.SweepError("ERROR: Cannot install executorch==0.5.0 and numpy==2.2.2")
+
+    monkeypatch.setattr(sweep, "_pip", fake_pip)
+    monkeypatch.setenv("EXPORTKB_SWEEP_DIR", str(tmp_path))
+    assert sweep.add_executorch(tmp_path / "python", "2.6.0") is None
+    assert "numpy==2.2.2" in calls[0] and not any(a.startswith("numpy") for a in calls[1])
+    assert calls[1][:3] == ["install", "--prefer-binary", "executorch==0.5.0"] and "torch==2.6.0" in calls[1]
+
+    def always_fails(python, args, log):
+        raise sweep.SweepError("ERROR: Cannot install executorch==0.5.0 (no wheel for this Python)")
+
+    monkeypatch.setattr(sweep, "_pip", always_fails)
+    assert sweep.add_executorch(tmp_path / "python", "2.6.0").startswith("executorch==0.5.0: ERROR: Cannot install")
