@@ -197,9 +197,9 @@ def _onnx_export(model, args, kwargs, path: Path, dynamo: bool) -> None:
         torch.onnx.export(model, args, str(path), kwargs=kwargs or None, **extra) if "kwargs" in params and kwargs \
             else torch.onnx.export(model, args + ((kwargs,) if kwargs else ()), str(path), **extra)
         return
-    if "dynamo" in params:
+    if "dynamo" in params and "kwargs" in params:  # torch 2.5 on: export returns the ONNX program
         program = torch.onnx.export(model, args, kwargs=kwargs or None, dynamo=True)
-    elif hasattr(torch.onnx, "dynamo_export"):  # torch 2.1-2.4
+    elif hasattr(torch.onnx, "dynamo_export"):  # torch 2.1-2.4 (2.4's export takes dynamo= but not kwargs=)
         program = torch.onnx.dynamo_export(model, *args, **kwargs)
     else:
         raise Unavailable("this torch has no dynamo-based ONNX exporter")
