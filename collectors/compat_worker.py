@@ -31,7 +31,11 @@ import time
 import traceback
 from pathlib import Path
 
-RTOL, ATOL, SCALED_ATOL = 1e-3, 1e-3, 1e-4
+try:  # imported as collectors.compat_worker (tests), or run by path inside a release's venv
+    from .numerics import RTOL, tolerance
+except ImportError:
+    from numerics import RTOL, tolerance  # this file's own folder is first on sys.path
+
 EXPORTERS = ("export", "jit-script", "jit-trace", "onnx-legacy", "onnx", "aoti")
 ARTIFACT = {"export": "model.pt2", "jit-script": "model.pt", "jit-trace": "model.pt", "onnx-legacy": "model.onnx",
             "onnx": "model.onnx", "aoti": "package.pt2"}
@@ -109,8 +113,8 @@ class StageError(RuntimeError):
 def stage(name: str, fn):
     try:
         return fn()
-    except Unavailable as exc:
-        raise exc
+    except Unavailable:
+        raise  # not a failure of this release's exporter: the caller records it as unavailable
     except Exception as exc:
         raise StageError(name) from exc
 
@@ -168,13 +172,7 @@ def compare(got: list, want: list) -> None:
         g = torch.as_tensor(g)
         if tuple(g.shape) != tuple(w.shape):
             raise AssertionError(f"output {i} has shape {tuple(g.shape)}, eager has {tuple(w.shape)}")
-        atol = ATOL
-        if w.is_floating_point() and w.numel():
-            finite = w.detach().abs().float()
-            finite = finite[torch.isfinite(finite)]
-            if finite.numel():
-                atol = max(ATOL, SCALED_ATOL * finite.max().item())
-        torch.testing.assert_close(g.to(w.dtype), w, rtol=RTOL, atol=atol, equal_nan=True)
+        torch.testing.assert_close(g.to(w.dtype), w, rtol=RTOL, atol=tolerance(w), equal_nan=True)
 
 
 def _torch_load(path: Path):

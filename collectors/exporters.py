@@ -26,15 +26,7 @@ import torch
 from torch.utils import _pytree as pytree
 
 from .corpus.base import Case
-
-RTOL = ATOL = 1e-3
-# Randomly initialised deep networks (no trained weights, no normalising statistics)
-# produce outputs up to 1e9 (inception_v3) or 1e4 (fcn_resnet101); float32 rounding in a
-# different kernel or summation order then moves small elements of such an output by far
-# more than ATOL, about 1e-6 of the output's largest value. The absolute tolerance
-# therefore grows with that value: a program whose outputs differ by more than 1e-4 of
-# the eager output's largest magnitude disagrees; one within rounding noise does not.
-SCALED_ATOL = 1e-4
+from .numerics import ATOL, RTOL, tolerance  # noqa: F401  (ATOL: the bound callers compare with)
 
 
 class StageFailed(Exception):
@@ -107,15 +99,6 @@ def outputs_of(value: Any) -> list[torch.Tensor]:
         elif hasattr(leaf, "to_tuple"):  # transformers ModelOutput not registered as a pytree
             leaves.extend(outputs_of(leaf.to_tuple()))
     return leaves
-
-
-def tolerance(expected: torch.Tensor) -> float:
-    """The absolute tolerance for one output: ATOL, or SCALED_ATOL of its largest finite magnitude."""
-    if not (expected.is_floating_point() or expected.is_complex()) or expected.numel() == 0:
-        return ATOL
-    magnitude = expected.detach().abs().float()
-    finite = magnitude[torch.isfinite(magnitude)]
-    return max(ATOL, SCALED_ATOL * finite.max().item()) if finite.numel() else ATOL
 
 
 def compare(actual: Any, expected: Any, what: str) -> None:

@@ -1,0 +1,27 @@
+"""When an exported program's output agrees with eager: the one tolerance rule.
+
+Used in the project's venv (collectors.exporters) and inside other releases' venvs by
+collectors/compat_worker.py, which runs by path with only the standard library and that
+venv's torch: so this module imports nothing of the project, and torch only when called.
+"""
+from __future__ import annotations
+
+RTOL = ATOL = 1e-3
+# Randomly initialised deep networks (no trained weights, no normalising statistics)
+# produce outputs up to 1e9 (inception_v3) or 1e4 (fcn_resnet101); float32 rounding in a
+# different kernel or summation order then moves small elements of such an output by far
+# more than ATOL, about 1e-6 of the output's largest value. The absolute tolerance
+# therefore grows with that value: a program whose outputs differ by more than 1e-4 of
+# the eager output's largest magnitude disagrees; one within rounding noise does not.
+SCALED_ATOL = 1e-4
+
+
+def tolerance(expected) -> float:
+    """The absolute tolerance for one output tensor: ATOL, or SCALED_ATOL of its largest finite magnitude."""
+    import torch
+
+    if not (expected.is_floating_point() or expected.is_complex()) or expected.numel() == 0:
+        return ATOL
+    magnitude = expected.detach().abs().float()
+    finite = magnitude[torch.isfinite(magnitude)]
+    return max(ATOL, SCALED_ATOL * finite.max().item()) if finite.numel() else ATOL
