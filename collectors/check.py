@@ -101,6 +101,12 @@ def _check_fixed(result: CaseResult, torch_version: str, report: EntryCheck) -> 
         report.fail(f"{result.case}: {run.outcome}" + (f" ({run.signal})" if run.signal else ""))
 
 
+def case_key(entry: Entry, case: str, versions: dict) -> str:
+    """The identity of a run of one of the entry's scripts under these library versions."""
+    return observation_key("entry", f"{entry.id}/{case}", entry.exporter_for(case),
+                           version_status.case_hash(entry, case), versions)
+
+
 def case_observation(entry: Entry, result: CaseResult, versions: dict, env: dict,
                      matcher: Matcher | None = None) -> dict:
     """One script run as an observation. `versions` are those of the interpreter that ran it."""
@@ -112,7 +118,7 @@ def case_observation(entry: Entry, result: CaseResult, versions: dict, env: dict
     main = primary_block(blocks, matcher, entry.id) if blocks else None
     return {
         "schema": SCHEMA,
-        "key": observation_key("entry", model, exporter, case_hash, versions),
+        "key": case_key(entry, result.case, versions),
         "run": "check", "source": "entry", "model": model, "entry": entry.id, "case": result.case,
         "exporter": exporter, "stage": entry.stage, "outcome": result.run.outcome,
         "exc_type": main.type if main else None,

@@ -33,6 +33,7 @@ from kb.catalogue import Entry
 from kb.observations import SCHEMA, append_observation, existing_keys, observation_key
 
 from . import sweep
+from .isolate import child_env
 from .portable import trim
 from .versions import library_versions
 
@@ -82,16 +83,12 @@ class ReleaseRun:
     outcomes: dict[str, int] = field(default_factory=dict)
 
 
-def _release(torch_version: str) -> str:
-    return torch_version.split("+", 1)[0]
-
-
 def _run_worker(python: Path, command: str, spec: dict, extra: list[str], timeout_s: float) -> list[dict]:
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
         json.dump(spec, fh)
     try:
         proc = subprocess.run([str(python), str(WORKER), command, fh.name, *extra], capture_output=True, text=True,
-                              timeout=timeout_s, env=_worker_env())
+                              timeout=timeout_s, env=child_env())
     finally:
         Path(fh.name).unlink(missing_ok=True)
     rows = []
@@ -103,12 +100,6 @@ def _run_worker(python: Path, command: str, spec: dict, extra: list[str], timeou
     return rows
 
 
-def _worker_env() -> dict:
-    from .isolate import child_env
-
-    return child_env()
-
-
 def _portable(text: str | None, venv: Path) -> str | None:
     # The venv's own paths first: portable() alone would name them after the repository.
     return trim(sweep.portable_for(venv, text)) if text else None
@@ -117,11 +108,15 @@ def _portable(text: str | None, venv: Path) -> str | None:
 def _write_record(case: Case, row: dict, versions: dict, torch_version: str, venv: Path) -> dict:
     return {"schema": SCHEMA, "run": "compat", "phase": "write", "source": "entry", "model": case.id,
             "entry": case.entry, "exporter": row["exporter"], "case_hash": case.case_hash,
-            "key": observation_key("entry", case.id, f"write:{row['exporter']}", case.case_hash, versions),
+            "key": _write_key(case, row["exporter"], versions),
             "written_on": torch_version, "versions": versions, "outcome": row["outcome"], "stage": row.get("stage"),
             "exc_type": row.get("exc_type"), "message": row.get("message"),
             "traceback": _portable(row.get("traceback"), venv),
             "duration_s": row.get("duration_s")}
+
+
+def _write_key(case: Case, exporter: str, versions: dict) -> str:
+    return observation_key("entry", case.id, f"write:{exporter}", case.case_hash, versions)
 
 
 def _load_key(case_id: str, exporter: str, case_hash: str, writer: dict, loader: dict) -> str:
@@ -150,7 +145,7 @@ def run_release(cases: list[Case], torch_version: str, all_releases: list[str], 
     """Write this release's artifacts (unless `write` is off), then load every artifact not yet loaded here."""
     report = ReleaseRun(torch_version)
     say = progress or (lambda _msg: None)
-    pinned = _release(library_versions()["torch"] or "") == torch_version
+    pinned = version_status.release_of(library_versions()["torch"]) == torch_version
     folder = sweep.sweep_dir() / f"torch-{torch_version}"
     try:
         start = time.monotonic()
@@ -169,7 +164,7 @@ def run_release(cases: list[Case], torch_version: str, all_releases: list[str], 
             out_dir = artifacts_dir(torch_version)
             todo = []
             for case in cases:
-                keys = [observation_key("entry", case.id, f"write:{e}", case.case_hash, versions) for e in exporters]
+                keys = [_write_key(case, e, versions) for e in exporters]
                 on_disk = all((out_dir / case.id.replace("/", "__") / e).is_dir() for e in exporters)
                 if not (all(k in known for k in keys) and on_disk):
                     todo.append(case)

@@ -25,11 +25,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kb import paths, version_status
+from kb import paths
 from kb.catalogue import Entry
-from kb.observations import VERSIONED_LIBS, append_observation, existing_keys, observation_key
+from kb.observations import VERSIONED_LIBS, append_observation, existing_keys
 
-from .check import CaseResult, case_observation
+from .check import CaseResult, case_key, case_observation
 from .isolate import run_script
 from .portable import portable, trim
 
@@ -236,12 +236,6 @@ def portable_for(venv: Path, text: str) -> str:
     return portable(text, paths.root())
 
 
-def _key(entry: Entry, case: str, versions: dict) -> str:
-    """The key case_observation gives a run of this script under these versions."""
-    return observation_key("entry", f"{entry.id}/{case}", entry.exporter_for(case),
-                           version_status.case_hash(entry, case), versions)
-
-
 def run_release(entries: list[Entry], torch_version: str, *, jobs: int = 2, timeout_s: float = 300.0,
                 keep_venv: bool = False, out_folder: Path | None = None, progress=None) -> ReleaseReport:
     report = ReleaseReport(torch_version)
@@ -267,7 +261,7 @@ def run_release(entries: list[Entry], torch_version: str, *, jobs: int = 2, time
         known = existing_keys(out)
         # Resuming: a script already recorded with this venv's versions is not run again,
         # so a sweep killed part way costs only the scripts it had not reached.
-        jobs_list = [job for job in jobs_list if _key(job[0], job[1], report.versions) not in known]
+        jobs_list = [job for job in jobs_list if case_key(job[0], job[1], report.versions) not in known]
         report.skipped = report.scripts - len(jobs_list)
 
         def run(job):

@@ -360,14 +360,13 @@ def sweep(releases, jobs, timeout, keep_venv, entry_ids):
 @click.argument("entry_ids", nargs=-1)
 def compat(releases, exporters, timeout, keep_venvs, as_json, entry_ids):
     """Artifacts written on one torch release, loaded and run on others: the matrix."""
-    from .compat_view import matrix_json, print_matrix
+    from .compat_view import matrix_grids, matrix_json, print_matrix
 
     if not releases:
-        rows = matrix_json()
         if as_json:
-            print(json.dumps(rows, indent=1))
+            print(json.dumps(matrix_json(), indent=1))
         else:
-            print_matrix(out, rows)
+            print_matrix(out, matrix_grids())
         return
     from collectors.compat import EXPORTERS as WRITERS, entry_cases, run_release
 

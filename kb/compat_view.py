@@ -7,7 +7,7 @@ by the one rule (kb.classify), so a failing cell names the entry that explains i
 """
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 
 import sqlite_utils
@@ -16,65 +16,63 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .site.data import COMPAT_SQL, CompatGrid, compat_grids
+from .version_status import release_key
 
 FIELDS = ("exporter", "written_on", "loaded_on", "model", "outcome", "stage", "entry", "exc_type", "message")
 
 
-def _key(version: str) -> tuple:
-    return tuple(int(x) if x.isdigit() else 0 for x in version.split("."))
+def _db(db: Path | None) -> Path:
+    from .build import ensure_built
+
+    return ensure_built(db)[0]
 
 
 def matrix_json(db: Path | None = None) -> list[dict]:
     """One object per load: exporter, written_on, loaded_on, model, outcome, stage, entry (or None).
 
     Read from kb.db, where the build classified each failure (kb.build._compat_rows)."""
-    from .build import ensure_built
-
-    db, _ = ensure_built(db)
-    rows = sqlite_utils.Database(db).query(
+    rows = sqlite_utils.Database(_db(db)).query(
         "select exporter, written_on, loaded_on, model, outcome, stage, matched_entry as entry, exc_type, message "
         "from compat")
     out = []
     for r in rows:
         first = next((ln for ln in (r["message"] or "").splitlines() if ln.strip()), "")
         out.append({**{k: r[k] for k in FIELDS}, "message": first[:300]})
-    return sorted(out, key=lambda r: (r["exporter"], _key(r["written_on"]), _key(r["loaded_on"]), r["model"]))
+    return sorted(out, key=lambda r: (r["exporter"], release_key(r["written_on"]), release_key(r["loaded_on"]),
+                                      r["model"]))
 
 
-def cells(rows: list[dict]) -> dict[str, dict[tuple[str, str], Counter]]:
-    """exporter -> (written on, loaded on) -> outcome counts."""
-    grid: dict[str, dict[tuple[str, str], Counter]] = defaultdict(lambda: defaultdict(Counter))
-    for r in rows:
-        grid[r["exporter"]][(r["written_on"], r["loaded_on"])][r["outcome"]] += 1
-    return grid
+def matrix_grids(db: Path | None = None) -> list[CompatGrid]:
+    """The matrix per exporter, as the docs page and the UI's /compat draw it (kb.site.data.compat_grids)."""
+    return compat_grids(sqlite_utils.Database(_db(db)).query(COMPAT_SQL))
 
 
-def print_matrix(console: Console, rows: list[dict]) -> None:
-    if not rows:
+def print_matrix(console: Console, grids: list[CompatGrid]) -> None:
+    if not grids:
         console.print("no compatibility observations yet: run [bold]exportkb compat --torch A --torch B[/]")
         return
-    for exporter, grid in sorted(cells(rows).items()):
-        written = sorted({w for w, _ in grid}, key=_key)
-        loaded = sorted({ld for _, ld in grid}, key=_key)
-        table = Table(title=f"{exporter}: written on (rows), loaded on (columns); ok / loads",
+    for g in grids:
+        table = Table(title=f"{g.exporter}: written on (rows), loaded on (columns); ok / loads",
                       title_justify="left")
         table.add_column("written on")
-        for ld in loaded:
+        for ld in g.loaded:
             table.add_column(ld, justify="right")
-        for w in written:
-            cells_ = []
-            for ld in loaded:
-                c = grid.get((w, ld))
-                if not c:
-                    cells_.append("")
+        for w in g.written:
+            cells = []
+            for ld in g.loaded:
+                rate = g.cells.get((w, ld))
+                if rate is None:
+                    cells.append("")
                     continue
-                total, ok = sum(c.values()), c.get("ok", 0)
-                style = "green" if ok == total else ("red" if ok == 0 else "yellow")
-                cells_.append(f"[{style}]{ok}/{total}[/]")
-            table.add_row(w, *cells_)
+                style = "green" if rate.passed == rate.total else ("red" if rate.passed == 0 else "yellow")
+                cells.append(f"[{style}]{rate.passed}/{rate.total}[/]")
+            table.add_row(w, *cells)
         console.print(table)
-    reasons = Counter((r["exporter"], r["entry"] or "(no entry)", f"{r['exc_type'] or r['outcome']}: {r['message'][:120]}")
-                      for r in rows if r["outcome"] != "ok")
+    reasons: Counter = Counter()
+    for g in grids:
+        for f in g.failures:
+            reasons[(g.exporter, f.entry or "(no entry)", f.error[:120])] += f.count
     if reasons:
         console.print("\n[bold]Why loads fail[/] (exporter, entry, error; count):")
         for (exporter, entry, text), n in reasons.most_common(30):

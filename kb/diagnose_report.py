@@ -36,10 +36,6 @@ def error_line(r: dict) -> str:
     return f"{r['exc_type']}: {message}" if r.get("exc_type") else message
 
 
-def outcome_text(r: dict) -> str:
-    return r["outcome"]
-
-
 def skip_note(report: dict) -> str | None:
     """Why an exporter was skipped: export-dynamic needs the dims the file declares dynamic."""
     if any(r["outcome"] == "skip" and r["exporter"] == "export-dynamic" for r in report["results"]):
@@ -76,7 +72,7 @@ def table(report: dict) -> Group:
     for r in report["results"]:
         style = OUTCOME_STYLE.get(r["outcome"], "")
         stage = r["stage"] if r["outcome"] not in ("ok", "skip") else ""
-        grid.add_row(r["exporter"], Text(outcome_text(r), style=style), stage or "", f"{r['duration_s']:.1f} s",
+        grid.add_row(r["exporter"], Text(r["outcome"], style=style), stage or "", f"{r['duration_s']:.1f} s",
                      r.get("entry") or ("no entry" if r["outcome"] == "fail" else ""), fix_text(r))
     parts: list = [grid, Text(summary(report), style="bold")]
     if skip_note(report):
@@ -116,7 +112,7 @@ def markdown(report: dict) -> str:
     for r in report["results"]:
         stage = r["stage"] if r["outcome"] not in ("ok", "skip") else ""
         entry = f"[{r['entry']}]({r['entry_url']})" if r.get("entry") else ("no entry" if r["outcome"] == "fail" else "")
-        lines.append(f"| {r['exporter']} | {_cell(outcome_text(r))} | {stage or ''} | {entry} | {_cell(fix_text(r))} |")
+        lines.append(f"| {r['exporter']} | {r['outcome']} | {stage or ''} | {entry} | {_cell(fix_text(r))} |")
     for r in report["results"]:
         if r["outcome"] in ("ok", "skip"):
             continue
