@@ -22,7 +22,7 @@ from . import __version__, devset, paths
 from .catalogue import Entry, load_catalogue
 from .classify import Classification, best_match, classify, entry_ref, failure_blocks, observed_texts, run_texts
 from .devset import thread_key
-from .matcher import CALIBRATION_FILE, EntryRef, Matcher
+from .matcher import CALIBRATION_FILE, EntryRef, Matcher, prose_of
 from .normalize import clean
 from .observations import VERSIONED_LIBS, read_observations, run_of
 from . import version_status
@@ -357,8 +357,9 @@ def matcher_inputs(db: Path | None = None, *, exclude_threads: frozenset[str] = 
     db = Path(db or paths.db_path())
     kdb = sqlite_utils.Database(db)
     refs = [
-        EntryRef(r["id"], r["title"], tuple(json.loads(r["exporters"])), tuple(json.loads(r["patterns"])))
-        for r in kdb.query("select id, title, exporters, patterns from entries order by id")
+        EntryRef(r["id"], r["title"], tuple(json.loads(r["exporters"])), tuple(json.loads(r["patterns"])),
+                 prose_of(r["title"], r["rule"], r["cause"], r["fix"]))
+        for r in kdb.query("select id, title, exporters, patterns, rule, cause, fix from entries order by id")
     ]
     observed: dict[str, list[str]] = {}
     for r in kdb.query("select entry, text from entry_texts order by entry, seq"):

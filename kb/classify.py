@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from .catalogue import Entry
 from .extract import ExceptionBlock, extract
-from .matcher import EntryRef, Match, Matcher
+from .matcher import EntryRef, Match, Matcher, prose_of
 from .normalize import normalize
 
 
@@ -38,7 +38,7 @@ class Classification:
 
 
 def entry_ref(e: Entry) -> EntryRef:
-    return EntryRef(e.id, e.title, e.exporters, e.patterns)
+    return EntryRef(e.id, e.title, e.exporters, e.patterns, prose_of(e.title, e.rule, e.cause, e.fix))
 
 
 def primary_block(blocks: list[ExceptionBlock], matcher: Matcher, entry_id: str | None) -> ExceptionBlock | None:

@@ -12,7 +12,11 @@ entry from evidence of several kinds (`features`):
 * the type of the exception that gave that evidence (by its last component), weighted
   by how few entries share it;
 * the exporter the traceback's frames point at, against the entry's exporters;
-* how much closer the text is to a train report that no entry explains.
+* how much closer the text is to a train report that no entry explains;
+* prose: TF-IDF cosine between the stemmed words of the exceptions and each entry's own
+  explanation (title, rule, cause, fix), and how far it leads the next entry's. Wordings
+  are known only for what was run or reported; the prose describes the cause in general
+  words that an unseen wording of it often shares.
 
 A logistic model turns the features into a confidence in [0, 1]. Its weights and the
 two thresholds (`confident`, `possible`) are fitted on the train split only, by
@@ -38,7 +42,7 @@ from .evidence import exception_type, exporter_family
 from .extract import ExceptionBlock, extract
 from .normalize import clean
 from .prefilter import Prefilter
-from .simindex import SimIndex, text_tokens
+from .simindex import SimIndex, head, prose_tokens, text_tokens
 from .textin import InputText, read_input
 
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
@@ -47,8 +51,10 @@ CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
 MAX_BLOCKS = 12
 # Similarity candidates per search besides every pattern hit.
 MAX_SIMILAR = 12
+# Candidates by prose alone: the entries whose explanation is closest to the text.
+MAX_PROSE = 3
 FEATURES = ("pattern", "pattern_cause", "pattern_alone", "sim", "sim_margin", "type_match", "type_clash",
-            "family_agree", "family_clash", "unexplained_margin", "unexplained_close")
+            "family_agree", "family_clash", "unexplained_margin", "unexplained_close", "prose", "prose_lead")
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
 
@@ -90,6 +96,11 @@ DEFAULT_CALIBRATION = Calibration(
 )
 
 
+def prose_of(title: str, rule: str, cause: str, fix: str) -> str:
+    """An entry's explanation as the prose channel reads it (from the catalogue or kb.db alike)."""
+    return "\n".join((title, rule, cause, fix))
+
+
 @dataclass(frozen=True)
 class EntryRef:
     """What the matcher needs of an entry; built from the catalogue or from kb.db."""
@@ -97,6 +108,7 @@ class EntryRef:
     title: str
     exporters: tuple[str, ...]
     patterns: tuple[str, ...]
+    prose: str = ""  # title, rule, cause and fix: the entry's explanation in words
 
 
 @dataclass
@@ -197,6 +209,8 @@ class Matcher:
                 owners.append("")  # "" owns the texts no entry explains
                 docs.append(toks)
         self._index = SimIndex(owners, docs)
+        prose = [(e.id, prose_tokens(e.prose)) for e in self.entries if e.prose]
+        self._prose = SimIndex([eid for eid, _ in prose], [toks for _, toks in prose])
         type_df = Counter(t for types in self._types.values() for t in types)
         n = max(len(self.entries), 2)
         # How telling a type is: 1 for a type one entry raises, near 0 for RuntimeError.
@@ -240,7 +254,9 @@ class Matcher:
                     sims[owner] = (s, i)
         unexplained = sims.pop("", (0.0, 0))[0]
         by_sim = sorted(sims, key=lambda o: -sims[o][0])
-        candidates = dict.fromkeys([*hits, *by_sim[:MAX_SIMILAR]])
+        prose = self._prose.best(prose_tokens("\n".join(head(b.text) for b in blocks)))
+        by_prose = sorted(prose, key=lambda o: (-prose[o], o))
+        candidates = dict.fromkeys([*hits, *by_sim[:MAX_SIMILAR], *by_prose[:MAX_PROSE]])
         out: dict[str, tuple[dict[str, float], ExceptionBlock]] = {}
         for eid in candidates:
             sim, sim_i = sims.get(eid, (0.0, raised_i))
@@ -271,6 +287,8 @@ class Matcher:
                 # shared by a cause the catalogue lacks (a generic message such as a device
                 # mismatch), so even an exact wording match is weaker evidence.
                 "unexplained_close": float(unexplained >= 0.8 * sim > 0),
+                "prose": prose.get(eid, 0.0),
+                "prose_lead": prose.get(eid, 0.0) - max((prose[o] for o in by_prose[:2] if o != eid), default=0.0),
             }
             out[eid] = (feats, blocks[evidence_i])
         return out

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from .normalize import normalize
@@ -45,6 +46,29 @@ def tokens(normalized: str) -> list[str]:
 def text_tokens(text: str) -> list[str]:
     """The tokens of an exception's head, after masking what varies between runs."""
     return tokens(normalize(head(text)))
+
+
+_PROSE_WORD = re.compile(r"[a-z][a-z0-9]{2,40}")
+_PROSE_STOP = _STOP | frozenset(
+    "its has have had but which when where what how than then there their they them into onto "
+    "only also does did done just like such these those each other any all some may might must "
+    "should would could been being here why who whom while".split()
+)
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+def prose_tokens(text: str) -> list[str]:
+    """Stemmed words, for comparing an error with an entry's prose rather than with other
+    errors: the explanation says "tracing" where the error says "traced", and names an API
+    (`register_fake`, `torch.jit.script`) by the parts an error also prints."""
+    words = [w for w in _PROSE_WORD.findall(text.lower().replace("_", " ")) if w not in _PROSE_STOP]
+    return _stemmer().stemWords(words)
 
 
 class SimIndex:
