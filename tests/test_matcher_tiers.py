@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 
+from kb.extract import extract
 from kb.matcher import Calibration
 from conftest import REPO
 
@@ -60,3 +61,26 @@ def test_cli_offers_possible_matches_and_says_they_are_not_an_answer(tmp_path):
     assert (r.returncode == 0) == bool(data["results"])
     for obj in data["possible"]:
         assert obj["tier"] == "possible"
+
+
+def test_prose_channel_finds_an_entry_by_its_explanation_alone():
+    """No pattern and no known wording: only the entries' explanations can tell them apart."""
+    from kb.matcher import EntryRef, Matcher, prose_of
+
+    grad = EntryRef("grad-constant", "Tracing a tensor that requires grad", ("jit-trace",), (),
+                    prose_of("Tracing a tensor that requires grad", "Parameters, not captured tensors.",
+                             "The tracer refuses to insert a tensor that requires grad as a constant.",
+                             "Register it as a parameter or detach it."))
+    opset = EntryRef("opset-too-new", "An opset newer than the exporter knows", ("onnx-legacy",), (),
+                     prose_of("An opset newer than the exporter knows", "Ask for a supported opset.",
+                              "The requested opset version is above the highest this release supports.",
+                              "Lower opset_version."))
+    matcher = Matcher([grad, opset])
+    text = "RuntimeError: Cannot insert a Tensor that requires grad as a constant. Consider detaching it."
+    feats = {eid: f for eid, (f, _) in matcher.features(extract(text)).items()}
+    assert feats["grad-constant"]["prose"] > 0.3
+    assert feats["grad-constant"]["prose_lead"] > 0 and feats["grad-constant"]["sim"] == 0.0
+    assert feats.get("opset-too-new", {"prose": 0.0})["prose"] < feats["grad-constant"]["prose"]
+    # Stemming is what joins "detaching" in the error to "detach" in the fix.
+    from kb.simindex import prose_tokens
+    assert set(prose_tokens("detaching requires")) == set(prose_tokens("detach required"))
