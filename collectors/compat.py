@@ -125,14 +125,20 @@ def _load_key(case_id: str, exporter: str, case_hash: str, writer: dict, loader:
 
 
 def _written_ok(releases: list[str]) -> list[dict]:
-    """Every artifact written without error on these releases, whose files are still on disk."""
+    """Every artifact written without error on these releases, whose files are still on disk.
+
+    An artifact written again (the release's venv made anew) replaced the files of the
+    earlier write, so only the last record of each (case, exporter) describes them."""
     out = []
     for r in releases:
         path = written_path(r)
         if not path.exists():
             continue
+        last: dict[tuple[str, str], dict] = {}
         for line in path.read_text(encoding="utf-8").splitlines():
             rec = json.loads(line)
+            last[(rec["model"], rec["exporter"])] = rec
+        for rec in last.values():
             folder = artifacts_dir(r) / rec["model"].replace("/", "__") / rec["exporter"]
             if rec["outcome"] == "ok" and folder.is_dir():
                 out.append({**rec, "artifact": str(folder)})

@@ -232,11 +232,28 @@ def _fix_rows(records: list[dict], matcher: Matcher) -> tuple[list[dict], list[d
 
 
 def _compat_records() -> list[dict]:
-    """`exportkb compat` loads (observations/compat/loaded-on-*.jsonl), as recorded."""
-    records = []
+    """`exportkb compat` loads (observations/compat/loaded-on-*.jsonl): one per cell.
+
+    A cell is (case, exporter, written on, loaded on, the loading onnxruntime). A release
+    whose venv was made again can bring other companions, and every load is then recorded
+    anew under new keys. Like the sweep's release status (version_status), the cell keeps
+    the run whose venvs had the most companions on both sides, and between equals the
+    later one."""
+    release_of = version_status.release_of
+    cells: dict[tuple, dict] = {}
     for path in sorted((paths.observations_dir() / "compat").glob("loaded-on-*.jsonl")):
-        records += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return records
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            rec = json.loads(line)
+            cell = (rec["model"], rec["exporter"], release_of(rec["written_on"]), release_of(rec["loaded_on"]),
+                    (rec.get("versions") or {}).get("onnxruntime"))
+            have = cells.get(cell)
+            rank = version_status.companions(rec.get("writer_versions")) + version_status.companions(rec.get("versions"))
+            if have is None or rank >= (version_status.companions(have.get("writer_versions"))
+                                        + version_status.companions(have.get("versions"))):
+                cells[cell] = rec
+    return sorted(cells.values(), key=lambda r: r["key"])
 
 
 def _compat_rows(records: list[dict], matcher: Matcher):

@@ -135,8 +135,9 @@ class EntryVersions:
         return text
 
 
-def _companions(rec: dict) -> int:
-    return sum(v is not None for v in (rec.get("versions") or {}).values())
+def companions(versions: dict | None) -> int:
+    """How many of a venv's companion libraries were installed (a record's `versions`)."""
+    return sum(v is not None for v in (versions or {}).values())
 
 
 def _one_run_per_script(observations: list[dict], by_entry: dict[str, Entry],
@@ -154,7 +155,7 @@ def _one_run_per_script(observations: list[dict], by_entry: dict[str, Entry],
         if not release:
             continue
         slot = (eid, case, release)
-        if slot not in best or _companions(rec) > _companions(best[slot]):
+        if slot not in best or companions(rec.get("versions")) > companions(best[slot].get("versions")):
             best[slot] = rec
     return sorted(best.values(), key=lambda r: r["key"])
 

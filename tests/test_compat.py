@@ -96,3 +96,26 @@ def test_a_load_error_one_entrys_patterns_name_is_learned_for_that_entry_only():
     assert list(texts) == ["export-load-other-release"]
     assert texts["export-load-other-release"] == ["KeyError: \"There is no item named 'version' in the archive\""]
     assert run_texts(entries, records, texts) == texts  # learned once
+
+
+def test_a_cell_recorded_twice_counts_once_by_the_run_with_most_companions(kb_root):
+    """A venv made again (a companion installed this time) records every load anew; the
+    matrix keeps one load per cell, and loads on another onnxruntime stay their own cells."""
+    from kb.build import _compat_records
+
+    def load(key, outcome, loader, writer_tf=None):
+        return {"key": key, "model": "e/fixed.py", "exporter": "onnx", "written_on": "2.4.1", "loaded_on": "2.13.0",
+                "outcome": outcome, "writer_versions": {"torch": "2.4.1", "transformers": writer_tf},
+                "versions": {"torch": "2.13.0+cpu", "onnxruntime": loader}}
+
+    folder = kb_root / "observations" / "compat"
+    folder.mkdir()
+    rows = [load("a", "ok", "1.31.1", writer_tf="4.44.2"), load("b", "fail", "1.31.1"),
+            load("c", "fail", "1.19.2", writer_tf="4.44.2")]
+    (folder / "loaded-on-2.13.0.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    kept = _compat_records()
+    assert [(r["key"], r["outcome"]) for r in kept] == [("a", "ok"), ("c", "fail")]
+    # Between equals, the later run counts.
+    rows.append(load("d", "fail", "1.31.1", writer_tf="4.44.2"))
+    (folder / "loaded-on-2.13.0.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert [r["key"] for r in _compat_records()] == ["c", "d"]
