@@ -33,6 +33,7 @@ from kb.catalogue import Entry
 from kb.observations import SCHEMA, append_observation, existing_keys, observation_key
 
 from . import sweep
+from .compat_worker import NUMPY_EXPECTED
 from .isolate import child_env
 from .portable import trim
 from .versions import library_versions
@@ -74,6 +75,7 @@ def entry_cases(entries: list[Entry]) -> list[Case]:
 @dataclass
 class ReleaseRun:
     torch: str
+    name: str = ""  # how the report names the side: "torch <torch>" unless set
     written: int = 0
     loaded: int = 0
     install_s: float = 0.0
@@ -110,7 +112,7 @@ def _write_record(case: Case, row: dict, versions: dict, torch_version: str, ven
             "entry": case.entry, "exporter": row["exporter"], "case_hash": case.case_hash,
             "key": _write_key(case, row["exporter"], versions),
             "written_on": torch_version, "versions": versions, "outcome": row["outcome"], "stage": row.get("stage"),
-            "exc_type": row.get("exc_type"), "message": row.get("message"),
+            "exc_type": row.get("exc_type"), "message": _portable(row.get("message"), venv),
             "traceback": _portable(row.get("traceback"), venv),
             "duration_s": row.get("duration_s")}
 
@@ -209,7 +211,7 @@ def run_release(cases: list[Case], torch_version: str, all_releases: list[str], 
                           "case_hash": rec["case_hash"], "written_on": rec["written_on"],
                           "writer_versions": rec["versions"], "loaded_on": versions["torch"], "versions": versions,
                           "outcome": row["outcome"], "stage": row.get("stage"), "exc_type": row.get("exc_type"),
-                          "message": row.get("message"),
+                          "message": _portable(row.get("message"), folder / "venv"),
                           "traceback": _portable(row.get("traceback"), folder / "venv"),
                           "duration_s": row.get("duration_s")}
                 report.outcomes[f"load {record['outcome']}"] = report.outcomes.get(f"load {record['outcome']}", 0) + 1
@@ -221,5 +223,130 @@ def run_release(cases: list[Case], torch_version: str, all_releases: list[str], 
         report.error = str(exc)
     finally:
         if not pinned and not keep_venv and folder.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+    return report
+
+
+# -- ONNX files on onnxruntime releases of their own ------------------------------------
+# In production an ONNX file is usually run by an onnxruntime installed without torch,
+# often older or newer than the one beside the exporting torch. Each such runtime gets a
+# small venv (onnxruntime and numpy only); every ONNX artifact written on any release is
+# run there on its case's inputs, saved as .npz by the project's own torch.
+ONNX_EXPORTERS = ("onnx-legacy", "onnx")
+
+
+def runtime_path(version: str) -> Path:
+    return compat_dir() / f"onnxruntime-{version}.jsonl"
+
+
+def runtime_requirements(version: str) -> list[str]:
+    # onnxruntime wheels before 1.19 were built against numpy 1.x and do not import under
+    # numpy 2, though their metadata allows it: a runtime of that age runs with numpy 1.
+    old = tuple(int(p) for p in version.split(".")[:2] if p.isdigit()) < (1, 19)
+    return [f"onnxruntime=={version}", *(["numpy<2"] if old else [])]
+
+
+def written_releases() -> list[str]:
+    """The releases that have written artifacts, oldest first."""
+    names = [p.name.removeprefix("written-on-").removesuffix(".jsonl") for p in compat_dir().glob("written-on-*.jsonl")]
+    return sorted(names, key=version_status.release_key)
+
+
+def _runtime_venv(version: str, folder: Path) -> Path:
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    subprocess.run([sys.executable, "-m", "venv", str(folder / "venv")], check=True)
+    python = folder / "venv" / "bin" / "python"
+    log = sweep.sweep_dir() / f"onnxruntime-{version}.pip.log"
+    log.unlink(missing_ok=True)
+    sweep.run_pip(python, ["install", "--only-binary", ":all:", *runtime_requirements(version)], log)
+    log.unlink(missing_ok=True)
+    return python
+
+
+def _runtime_versions(python: Path) -> dict:
+    code = ("import json, numpy, onnxruntime; "
+            "print(json.dumps({'onnxruntime': onnxruntime.__version__, 'numpy': numpy.__version__}))")
+    out = subprocess.run([str(python), "-c", code], capture_output=True, text=True, timeout=120)
+    if out.returncode:
+        raise sweep.SweepError(f"onnxruntime does not import in its venv: {out.stderr.strip()[-500:]}")
+    return json.loads(out.stdout)
+
+
+def _ensure_numpy(case_dirs: list[Path], timeout_s: float) -> dict[Path, dict]:
+    """Save .npz copies of the inputs and outputs where missing; the failures, by case folder."""
+    todo = [d for d in dict.fromkeys(case_dirs) if not (d / NUMPY_EXPECTED).exists()]
+    failed: dict[Path, dict] = {}
+    for i in range(0, len(todo), 40):
+        chunk = todo[i:i + 40]
+        proc = subprocess.run([sys.executable, str(WORKER), "numpy", *map(str, chunk)], capture_output=True,
+                              text=True, timeout=timeout_s * len(chunk) + 60, env=child_env())
+        for line in proc.stdout.splitlines():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if row.get("outcome") != "ok":
+                failed[Path(row["case_dir"])] = row
+    return failed
+
+
+def _runtime_key(rec: dict, runtime: dict) -> str:
+    return observation_key("entry", rec["model"], f"runtime:{rec['exporter']}", rec["case_hash"],
+                           {**{f"written:{k}": v for k, v in rec["versions"].items()}, **runtime})
+
+
+def run_runtime(version: str, *, exporters: list[str], timeout_s: float = 300.0, keep_venv: bool = False,
+                progress: Callable[[str], None] | None = None) -> ReleaseRun:
+    """Run every ONNX artifact written so far on onnxruntime `version`, installed on its own."""
+    report = ReleaseRun("", name=f"onnxruntime {version}")
+    say = progress or (lambda _msg: None)
+    folder = sweep.sweep_dir() / f"onnxruntime-{version}"
+    try:
+        start = time.monotonic()
+        python = folder / "venv" / "bin" / "python"
+        if not python.exists():
+            say(f"onnxruntime {version}: installing")
+            python = _runtime_venv(version, folder)
+        runtime = _runtime_versions(python)
+        report.install_s = round(time.monotonic() - start, 1)
+        start = time.monotonic()
+        known = existing_keys(runtime_path(version))
+        wanted = [(_runtime_key(rec, runtime), rec) for rec in _written_ok(written_releases())
+                  if rec["exporter"] in exporters and rec["exporter"] in ONNX_EXPORTERS]
+        wanted = [(k, rec) for k, rec in wanted if k not in known]
+        unconverted = _ensure_numpy([Path(rec["artifact"]).parent for _, rec in wanted], timeout_s)
+        for i in range(0, len(wanted), 40):
+            chunk = wanted[i:i + 40]
+            say(f"onnxruntime {version}: running ONNX files {i + 1}-{i + len(chunk)} of {len(wanted)}")
+            todo = [(k, r) for k, r in chunk if Path(r["artifact"]).parent not in unconverted]
+            spec = {"timeout_s": timeout_s,
+                    "artifacts": [{"key": k, "exporter": r["exporter"], "artifact": r["artifact"]} for k, r in todo]}
+            rows = {row["key"]: row for row in _run_worker(python, "run-onnx", spec, [], timeout_s * len(todo) + 60)}
+            for key, rec in chunk:
+                # A case whose inputs numpy cannot hold (bfloat16) cannot be run without torch.
+                row = unconverted.get(Path(rec["artifact"]).parent)
+                row = {**row, "outcome": "unavailable", "stage": "load"} if row else rows.get(key)
+                if row is None:  # the worker died before answering: recorded next time
+                    continue
+                record = {"schema": SCHEMA, "run": "compat", "phase": "runtime", "key": key, "source": "entry",
+                          "model": rec["model"], "entry": rec["entry"], "exporter": rec["exporter"],
+                          "case_hash": rec["case_hash"], "written_on": rec["written_on"],
+                          "writer_versions": rec["versions"], "runtime": "onnxruntime",
+                          "runtime_version": runtime["onnxruntime"], "versions": runtime,
+                          "outcome": row["outcome"], "stage": row.get("stage"), "exc_type": row.get("exc_type"),
+                          "message": _portable(row.get("message"), folder / "venv"),
+                          "traceback": _portable(row.get("traceback"), folder / "venv"),
+                          "duration_s": row.get("duration_s")}
+                report.outcomes[f"run {record['outcome']}"] = report.outcomes.get(f"run {record['outcome']}", 0) + 1
+                append_observation(runtime_path(version), record)
+                known.add(key)
+                report.loaded += 1
+        report.load_s = round(time.monotonic() - start, 1)
+    except (sweep.SweepError, subprocess.SubprocessError, OSError) as exc:
+        report.error = str(exc)
+    finally:
+        if not keep_venv and folder.exists():
             shutil.rmtree(folder, ignore_errors=True)
     return report

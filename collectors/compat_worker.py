@@ -4,9 +4,13 @@ This file runs inside a sweep venv (any torch from 2.1 on, with its companions),
 
     python compat_worker.py write CASES.json OUT_DIR
     python compat_worker.py load  ARTIFACTS.json
+    python compat_worker.py numpy CASE_DIR...          (any venv with torch and numpy)
+    python compat_worker.py run-onnx ARTIFACTS.json    (a venv with onnxruntime and numpy, no torch)
 
 so it imports only the standard library and what that venv has (torch, onnx,
 onnxruntime): never kb/ or the rest of collectors/, which need the project's own venv.
+`numpy` saves a case's inputs and eager outputs as .npz as well, so that `run-onnx` can
+run ONNX files on an onnxruntime release installed on its own, as production does it.
 Each case (`write`) and each artifact (`load`) runs in a forked child of this process,
 which has imported torch and nothing of the model: a child that hangs, crashes or loads
 a broken artifact costs only its own line. Every result is one JSON line on stdout; the
@@ -272,14 +276,14 @@ def write_case(case: dict, out_dir: Path, exporters: list[str], timeout_s: float
 
 # -- loading -------------------------------------------------------------------------
 
-def _ort_run(path: Path, tensors: list):
+def _ort_run(path: Path, feeds: list):
+    """Run an ONNX file on onnxruntime's CPU provider with numpy inputs, in flattening order."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     session = stage("load", lambda: ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"]))
     names = [i.name for i in session.get_inputs()]
-    feeds = [t.detach().numpy() for t in tensors]
     if any(re.fullmatch(r"input_\d+", n) for n in names):
         # Named at export (the legacy exporter): each by its index. A graph input the case
         # has no tensor for (a tensor default of forward) is left out, so onnxruntime says
@@ -312,7 +316,7 @@ def load_one(artifact: dict) -> dict:
             loaded = stage("load", lambda: torch.jit.load(str(path)))
             out = stage("run", lambda: loaded(*args, **kwargs))
         elif exporter in ("onnx", "onnx-legacy"):
-            out = [torch.from_numpy(x) for x in _ort_run(path, tensors_of((args, kwargs)))]
+            out = [torch.from_numpy(x) for x in _ort_run(path, [t.detach().numpy() for t in tensors_of((args, kwargs))])]
         elif exporter == "aoti":
             load_package = getattr(torch._inductor, "aoti_load_package", None)
             if load_package is None:
@@ -326,6 +330,53 @@ def load_one(artifact: dict) -> dict:
     return {"outcome": "ok", "stage": None}
 
 
+# -- onnxruntime on its own ------------------------------------------------------------
+NUMPY_INPUTS, NUMPY_EXPECTED = "inputs.npz", "expected.npz"
+
+
+def save_numpy(case_dir: Path) -> dict:
+    """The case's tensor inputs (in the exporters' flattening order) and eager outputs as .npz."""
+    import numpy as np
+
+    inputs = _torch_load(case_dir / "inputs.pt")
+    expected = _torch_load(case_dir / "expected.pt")
+    feeds = [t.detach().numpy() for t in tensors_of((tuple(inputs["args"]), dict(inputs["kwargs"])))]
+    want = [t.detach().numpy() for t in expected]
+    np.savez(case_dir / NUMPY_INPUTS, *feeds)
+    np.savez(case_dir / NUMPY_EXPECTED, *want)
+    return {"outcome": "ok"}
+
+
+def _npz(path: Path) -> list:
+    import numpy as np
+
+    with np.load(path, allow_pickle=False) as data:
+        return [data[f"arr_{i}"] for i in range(len(data.files))]
+
+
+def compare_numpy(got: list, want: list) -> None:
+    """compare(), for a process without torch: the same tolerance rule (collectors/numerics.py)."""
+    import numpy as np
+
+    if len(got) != len(want):
+        raise AssertionError(f"the artifact returned {len(got)} tensors, eager returned {len(want)}")
+    for i, (g, w) in enumerate(zip(got, want)):
+        g = np.asarray(g)
+        if tuple(g.shape) != tuple(w.shape):
+            raise AssertionError(f"output {i} has shape {tuple(g.shape)}, eager has {tuple(w.shape)}")
+        np.testing.assert_allclose(g.astype(w.dtype), w, rtol=RTOL, atol=tolerance(w), equal_nan=True)
+
+
+def run_onnx_one(artifact: dict) -> dict:
+    folder = Path(artifact["artifact"])
+    case_dir = folder.parent
+    feeds = stage("load", lambda: _npz(case_dir / NUMPY_INPUTS))
+    want = _npz(case_dir / NUMPY_EXPECTED)
+    out = _ort_run(folder / ARTIFACT[artifact["exporter"]], feeds)
+    stage("numeric", lambda: compare_numpy(list(out), want))
+    return {"outcome": "ok", "stage": None}
+
+
 # -- main ----------------------------------------------------------------------------
 
 def _emit(row: dict) -> None:
@@ -334,11 +385,20 @@ def _emit(row: dict) -> None:
 
 
 def main(argv: list[str]) -> int:
+    command = argv[0]
+    if command == "run-onnx":  # no torch in this venv
+        spec = json.loads(Path(argv[1]).read_text())
+        for artifact in spec["artifacts"]:
+            result = forked(lambda artifact=artifact: run_onnx_one(artifact), spec.get("timeout_s", 300))
+            _emit({**artifact, **result})
+        return 0
     import torch
 
     torch.set_num_threads(1)
-    command = argv[0]
-    if command == "write":
+    if command == "numpy":
+        for case_dir in argv[1:]:
+            _emit({"case_dir": case_dir, **forked(lambda d=Path(case_dir): save_numpy(d), 300)})
+    elif command == "write":
         spec = json.loads(Path(argv[1]).read_text())
         out_dir = Path(argv[2])
         for case in spec["cases"]:
@@ -350,7 +410,7 @@ def main(argv: list[str]) -> int:
             result = forked(lambda artifact=artifact: load_one(artifact), spec.get("timeout_s", 300))
             _emit({**artifact, **result})
     else:
-        raise SystemExit(f"unknown command {command!r}: write or load")
+        raise SystemExit(f"unknown command {command!r}: write, load, numpy or run-onnx")
     return 0
 
 

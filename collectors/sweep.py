@@ -151,7 +151,7 @@ def _du_mb(folder: Path) -> float:
     return total / 2**20
 
 
-def _pip(python: Path, args: list[str], log: Path) -> None:
+def run_pip(python: Path, args: list[str], log: Path) -> None:
     env = dict(os.environ, PIP_NO_CACHE_DIR="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
     with log.open("ab") as fh:
         proc = subprocess.run([str(python), "-m", "pip", *args], stdout=fh, stderr=subprocess.STDOUT, env=env)
@@ -174,7 +174,7 @@ def create_venv(torch_version: str, folder: Path) -> Path:
     log = pip_log(torch_version)
     log.unlink(missing_ok=True)
     # The project's constraints pin torch for its own venv; a sweep venv must not see them.
-    _pip(python, ["install", "--only-binary", ":all:", *requirements(torch_version)], log)
+    run_pip(python, ["install", "--only-binary", ":all:", *requirements(torch_version)], log)
     return python
 
 
@@ -190,7 +190,7 @@ def add_executorch(python: Path, torch_version: str) -> str | None:
         # The release's own pins come along, so pip may not replace its torch to suit executorch.
         # Wheels where they exist; some of executorch's pure-Python dependencies (antlr4
         # runtime 4.9, through hydra-core) were only ever published as source.
-        _pip(python, ["install", "--prefer-binary", f"executorch=={pin}", *pins], log)
+        run_pip(python, ["install", "--prefer-binary", f"executorch=={pin}", *pins], log)
     except SweepError as first:
         # executorch pins its own numpy (0.5.0: numpy==2.0.0), older than the release's
         # companion: a user of that pair has executorch's numpy, so let it choose.
@@ -198,7 +198,7 @@ def add_executorch(python: Path, torch_version: str) -> str | None:
         if loose == pins:
             return f"executorch=={pin}: {first}"
         try:
-            _pip(python, ["install", "--prefer-binary", f"executorch=={pin}", *loose], log)
+            run_pip(python, ["install", "--prefer-binary", f"executorch=={pin}", *loose], log)
         except SweepError as exc:
             return f"executorch=={pin}: {exc}"
     log.unlink(missing_ok=True)

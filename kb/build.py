@@ -28,7 +28,7 @@ from .observations import VERSIONED_LIBS, read_observations, run_of
 from . import version_status
 from .version_status import EntryVersions
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 @dataclass
@@ -119,7 +119,7 @@ def _create_tables(kdb: sqlite_utils.Database) -> None:
         pk=("entry", "fix", "exporter", "torch"),
     )
     kdb["compat"].create(
-        {"key": str, "exporter": str, "model": str, "entry": str, "written_on": str, "loaded_on": str,
+        {"key": str, "exporter": str, "model": str, "entry": str, "written_on": str, "runtime": str, "loaded_on": str,
          "outcome": str, "stage": str, "exc_type": str, "message": str, "traceback": str, "matched_entry": str,
          "duration_s": float, "written_onnxruntime": str, "loaded_onnxruntime": str},
         pk="key",
@@ -232,37 +232,44 @@ def _fix_rows(records: list[dict], matcher: Matcher) -> tuple[list[dict], list[d
 
 
 def _compat_records() -> list[dict]:
-    """`exportkb compat` loads (observations/compat/loaded-on-*.jsonl): one per cell.
+    """`exportkb compat` results, one per cell: loads on a torch release
+    (observations/compat/loaded-on-*.jsonl) and runs on an onnxruntime of its own
+    (onnxruntime-*.jsonl).
 
-    A cell is (case, exporter, written on, loaded on, the loading onnxruntime). A release
-    whose venv was made again can bring other companions, and every load is then recorded
-    anew under new keys. Like the sweep's release status (version_status), the cell keeps
-    the run whose venvs had the most companions on both sides, and between equals the
-    later one."""
-    release_of = version_status.release_of
+    A cell is (case, exporter, written on, what ran it, and for a torch release the
+    onnxruntime beside it). A release whose venv was made again can bring other
+    companions, and every load is then recorded anew under new keys. Like the sweep's
+    release status (version_status), the cell keeps the run whose venvs had the most
+    companions on both sides, and between equals the later one."""
+    release_of, companions = version_status.release_of, version_status.companions
     cells: dict[tuple, dict] = {}
-    for path in sorted((paths.observations_dir() / "compat").glob("loaded-on-*.jsonl")):
+    folder = paths.observations_dir() / "compat"
+    for path in [*sorted(folder.glob("loaded-on-*.jsonl")), *sorted(folder.glob("onnxruntime-*.jsonl"))]:
         for line in path.read_text(encoding="utf-8").splitlines():
             if not line.strip():
                 continue
             rec = json.loads(line)
-            cell = (rec["model"], rec["exporter"], release_of(rec["written_on"]), release_of(rec["loaded_on"]),
-                    (rec.get("versions") or {}).get("onnxruntime"))
+            ran_on = ((rec["runtime"], rec["runtime_version"]) if rec.get("runtime")
+                      else ("torch", release_of(rec["loaded_on"]), (rec.get("versions") or {}).get("onnxruntime")))
+            cell = (rec["model"], rec["exporter"], release_of(rec["written_on"]), *ran_on)
             have = cells.get(cell)
-            rank = version_status.companions(rec.get("writer_versions")) + version_status.companions(rec.get("versions"))
-            if have is None or rank >= (version_status.companions(have.get("writer_versions"))
-                                        + version_status.companions(have.get("versions"))):
+            rank = companions(rec.get("writer_versions")) + companions(rec.get("versions"))
+            if have is None or rank >= companions(have.get("writer_versions")) + companions(have.get("versions")):
                 cells[cell] = rec
     return sorted(cells.values(), key=lambda r: r["key"])
 
 
 def _compat_rows(records: list[dict], matcher: Matcher):
-    """The compat table: each load, its failure classified."""
+    """The compat table: each load or run, its failure classified. `runtime` says what ran the
+    artifact: a torch release (`loaded_on` is its release) or an onnxruntime of its own
+    (`loaded_on` is its version)."""
     release_of = version_status.release_of
     for rec in records:
         best = best_match(failure_blocks(rec), matcher, rec["exporter"]) if rec["outcome"] == "fail" else None
+        runtime = rec.get("runtime") or "torch"
         yield {"key": rec["key"], "exporter": rec["exporter"], "model": rec["model"], "entry": rec.get("entry"),
-               "written_on": release_of(rec["written_on"]), "loaded_on": release_of(rec["loaded_on"]),
+               "written_on": release_of(rec["written_on"]), "runtime": runtime,
+               "loaded_on": release_of(rec["loaded_on"]) if runtime == "torch" else rec["runtime_version"],
                "outcome": rec["outcome"], "stage": rec.get("stage"), "exc_type": rec.get("exc_type"),
                "message": rec.get("message"), "traceback": rec.get("traceback"),
                "matched_entry": best.id if best else None, "duration_s": rec.get("duration_s"),

@@ -356,19 +356,22 @@ def sweep(releases, jobs, timeout, keep_venv, entry_ids):
 @click.option("--timeout", default=300.0, show_default=True, help="Seconds per artifact written or loaded.")
 @click.option("--keep-venvs", is_flag=True, help="Keep each release's venv between the two passes (more disk, "
               "one install per release instead of two).")
+@click.option("--onnxruntime", "runtimes", multiple=True, metavar="VERSION",
+              help="Also run every ONNX file written so far on this onnxruntime release, installed on its own "
+                   "without torch (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print the matrix as JSON: one object per load.")
 @click.argument("entry_ids", nargs=-1)
-def compat(releases, exporters, timeout, keep_venvs, as_json, entry_ids):
+def compat(releases, exporters, timeout, keep_venvs, runtimes, as_json, entry_ids):
     """Artifacts written on one torch release, loaded and run on others: the matrix."""
     from .compat_view import matrix_grids, matrix_json, print_matrix
 
-    if not releases:
+    if not releases and not runtimes:
         if as_json:
             print(json.dumps(matrix_json(), indent=1))
         else:
             print_matrix(out, matrix_grids())
         return
-    from collectors.compat import EXPORTERS as WRITERS, entry_cases, run_release
+    from collectors.compat import EXPORTERS as WRITERS, entry_cases, run_release, run_runtime
 
     names = [e.strip() for e in exporters.split(",") if e.strip()]
     unknown = [e for e in names if e not in WRITERS]
@@ -387,11 +390,17 @@ def compat(releases, exporters, timeout, keep_venvs, as_json, entry_ids):
         with _progress(f"torch {release}", remaining=False) as update:
             reports.append(run_release(cases, release, order, exporters=names, timeout_s=timeout, write=False,
                                        progress=lambda msg: update(0, None, msg)))
+    # Then each onnxruntime of its own runs every ONNX file, those written just now included.
+    for version in dict.fromkeys(runtimes):
+        with _progress(f"onnxruntime {version}", remaining=False) as update:
+            reports.append(run_runtime(version, exporters=names, timeout_s=timeout, keep_venv=keep_venvs,
+                                       progress=lambda msg: update(0, None, msg)))
     for r in reports:
         counts = ", ".join(f"{k} {v}" for k, v in sorted(r.outcomes.items()))
-        line = (f"torch {r.torch}: {r.written} written, {r.loaded} loaded ({counts}); install {r.install_s:.0f}s, "
+        name = r.name or f"torch {r.torch}"
+        line = (f"{name}: {r.written} written, {r.loaded} loaded ({counts}); install {r.install_s:.0f}s, "
                 f"write {r.write_s:.0f}s, load {r.load_s:.0f}s")
-        out.print(f"[red]torch {r.torch}: {escape(r.error)}[/]" if r.error else line)
+        out.print(f"[red]{name}: {escape(r.error)}[/]" if r.error else line)
     sys.exit(1 if any(r.error for r in reports) else 0)
 
 

@@ -19,7 +19,8 @@ from rich.table import Table
 from .site.data import COMPAT_SQL, CompatGrid, compat_grids
 from .version_status import release_key
 
-FIELDS = ("exporter", "written_on", "loaded_on", "model", "outcome", "stage", "entry", "exc_type", "message")
+FIELDS = ("exporter", "written_on", "runtime", "loaded_on", "model", "outcome", "stage", "entry", "exc_type",
+          "message")
 
 
 def _db(db: Path | None) -> Path:
@@ -29,18 +30,19 @@ def _db(db: Path | None) -> Path:
 
 
 def matrix_json(db: Path | None = None) -> list[dict]:
-    """One object per load: exporter, written_on, loaded_on, model, outcome, stage, entry (or None).
+    """One object per load: exporter, written_on, runtime ("torch" or "onnxruntime"), loaded_on
+    (that runtime's release), model, outcome, stage, entry (or None).
 
     Read from kb.db, where the build classified each failure (kb.build._compat_rows)."""
     rows = sqlite_utils.Database(_db(db)).query(
-        "select exporter, written_on, loaded_on, model, outcome, stage, matched_entry as entry, exc_type, message "
-        "from compat")
+        "select exporter, written_on, runtime, loaded_on, model, outcome, stage, matched_entry as entry, exc_type, "
+        "message from compat")
     out = []
     for r in rows:
         first = next((ln for ln in (r["message"] or "").splitlines() if ln.strip()), "")
         out.append({**{k: r[k] for k in FIELDS}, "message": first[:300]})
-    return sorted(out, key=lambda r: (r["exporter"], release_key(r["written_on"]), release_key(r["loaded_on"]),
-                                      r["model"]))
+    return sorted(out, key=lambda r: (r["runtime"] != "torch", r["exporter"], release_key(r["written_on"]),
+                                      release_key(r["loaded_on"]), r["model"]))
 
 
 def matrix_grids(db: Path | None = None) -> list[CompatGrid]:
@@ -53,8 +55,8 @@ def print_matrix(console: Console, grids: list[CompatGrid]) -> None:
         console.print("no compatibility observations yet: run [bold]exportkb compat --torch A --torch B[/]")
         return
     for g in grids:
-        table = Table(title=f"{g.exporter}: written on (rows), loaded on (columns); ok / loads",
-                      title_justify="left")
+        ran_on = "loaded on" if g.runtime == "torch" else f"run on {g.runtime} of its own"
+        table = Table(title=f"{g.exporter}: written on (rows), {ran_on} (columns); ok / loads", title_justify="left")
         table.add_column("written on")
         for ld in g.loaded:
             table.add_column(ld, justify="right")
@@ -72,7 +74,8 @@ def print_matrix(console: Console, grids: list[CompatGrid]) -> None:
     reasons: Counter = Counter()
     for g in grids:
         for f in g.failures:
-            reasons[(g.exporter, f.entry or "(no entry)", f.error[:120])] += f.count
+            side = g.exporter if g.runtime == "torch" else f"{g.exporter} on {g.runtime}"
+            reasons[(side, f.entry or "(no entry)", f.error[:120])] += f.count
     if reasons:
         console.print("\n[bold]Why loads fail[/] (exporter, entry, error; count):")
         for (exporter, entry, text), n in reasons.most_common(30):

@@ -56,7 +56,7 @@ def test_write_load_resume_and_a_damaged_artifact(kb_root):
     rows = json.loads(shown.stdout)
     assert {(x["exporter"], x["written_on"], x["loaded_on"], x["outcome"]) for x in rows} == {
         (e, RELEASE, RELEASE, "ok") for e in ("export", "jit-trace", "onnx-legacy")}
-    assert set(rows[0]) == {"exporter", "written_on", "loaded_on", "model", "outcome", "stage", "entry", "exc_type",
+    assert set(rows[0]) == {"exporter", "written_on", "runtime", "loaded_on", "model", "outcome", "stage", "entry", "exc_type",
                             "message"}
     table = cli(kb_root, "compat")
     assert "jit-trace: written on (rows), loaded on (columns)" in table.stdout and "1/1" in table.stdout
@@ -119,3 +119,31 @@ def test_a_cell_recorded_twice_counts_once_by_the_run_with_most_companions(kb_ro
     rows.append(load("d", "fail", "1.31.1", writer_tf="4.44.2"))
     (folder / "loaded-on-2.13.0.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert [r["key"] for r in _compat_records()] == ["c", "d"]
+
+
+def test_onnx_files_on_onnxruntime_releases_installed_on_their_own(kb_root):
+    """A real old onnxruntime (1.16.3, with the numpy 1 it was built for) and the pinned one,
+    each in a venv of its own without torch, run the ONNX files the pinned torch wrote."""
+    r = cli(kb_root, "compat", "--torch", RELEASE, "--exporters", "onnx-legacy,onnx", "--onnxruntime", "1.16.3",
+            "--onnxruntime", "1.31.1", EXAMPLE.name)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "onnxruntime 1.16.3: 0 written, 2 loaded" in r.stdout and "onnxruntime 1.31.1: 0 written, 2 loaded" in r.stdout
+    old = _lines(kb_root / "observations" / "compat" / "onnxruntime-1.16.3.jsonl")
+    new = _lines(kb_root / "observations" / "compat" / "onnxruntime-1.31.1.jsonl")
+    assert {x["exporter"] for x in old} == {x["exporter"] for x in new} == {"onnx-legacy", "onnx"}
+    assert all(x["runtime"] == "onnxruntime" and x["versions"]["numpy"].startswith("1.") for x in old)
+    # onnxruntime 1.16 knows opsets up to 19 and IR versions up to 9, and says so.
+    said = {x["exporter"]: x["message"] for x in old if x["outcome"] == "fail" and x["stage"] == "load"}
+    assert "support for domain ai.onnx is till opset 19" in said["onnx-legacy"], old
+    assert "Unsupported model IR version: 10, max supported IR version: 9" in said["onnx"], old
+    assert all(x["outcome"] == "ok" for x in new), new
+    assert not any(str(kb_root) in (x["message"] or "") for x in old)  # paths made portable
+    assert not list((kb_root / "build" / "sweep").glob("onnxruntime-*/venv"))  # not kept
+
+    again = cli(kb_root, "compat", "--exporters", "onnx-legacy,onnx", "--onnxruntime", "1.31.1", EXAMPLE.name)
+    assert again.returncode == 0 and "onnxruntime 1.31.1: 0 written, 0 loaded" in again.stdout, again.stdout
+    rows = [x for x in json.loads(cli(kb_root, "compat", "--json").stdout) if x["runtime"] == "onnxruntime"]
+    assert sorted((x["loaded_on"], x["outcome"]) for x in rows) == [
+        ("1.16.3", "fail"), ("1.16.3", "fail"), ("1.31.1", "ok"), ("1.31.1", "ok")]
+    table = cli(kb_root, "compat").stdout
+    assert "onnx-legacy: written on (rows), run on onnxruntime of its own (columns)" in table

@@ -120,7 +120,7 @@ def test_executorch_that_pins_an_older_numpy_is_installed_with_its_own_numpy(mon
         if any(a.startswith("numpy==") for a in args):
             raise sweep.SweepError("ERROR: Cannot install executorch==0.5.0 and numpy==2.2.2")
 
-    monkeypatch.setattr(sweep, "_pip", fake_pip)
+    monkeypatch.setattr(sweep, "run_pip", fake_pip)
     monkeypatch.setenv("EXPORTKB_SWEEP_DIR", str(tmp_path))
     assert sweep.add_executorch(tmp_path / "python", "2.6.0") is None
     assert "numpy==2.2.2" in calls[0] and not any(a.startswith("numpy") for a in calls[1])
@@ -129,5 +129,5 @@ def test_executorch_that_pins_an_older_numpy_is_installed_with_its_own_numpy(mon
     def always_fails(python, args, log):
         raise sweep.SweepError("ERROR: Cannot install executorch==0.5.0 (no wheel for this Python)")
 
-    monkeypatch.setattr(sweep, "_pip", always_fails)
+    monkeypatch.setattr(sweep, "run_pip", always_fails)
     assert sweep.add_executorch(tmp_path / "python", "2.6.0").startswith("executorch==0.5.0: ERROR: Cannot install")

@@ -171,17 +171,17 @@ def test_compat_page_counts_each_cell_as_kb_db_holds_it_and_links_the_entries(ds
     import sqlite3
 
     conn = sqlite3.connect(kb_db)
-    cells = conn.execute("select exporter, written_on, loaded_on, sum(outcome = 'ok'), count(*) from compat "
-                         "group by exporter, written_on, loaded_on").fetchall()
+    cells = conn.execute("select exporter, runtime, written_on, loaded_on, sum(outcome = 'ok'), count(*) from compat "
+                         "group by exporter, runtime, written_on, loaded_on").fetchall()
     explained = {r[0] for r in conn.execute("select matched_entry from compat where matched_entry is not null")}
     conn.close()
     assert cells, "the committed compat observations are missing from kb.db"
     r = get(ds, "/compat")
     assert r.status_code == 200 and "Artifacts across releases" in r.text
-    for exporter, written, loaded, ok, total in cells:
-        link = (f'/kb/compat?exporter={exporter}&amp;written_on={written}&amp;loaded_on={loaded}">'
+    for exporter, runtime, written, loaded, ok, total in cells:
+        link = (f'/kb/compat?exporter={exporter}&amp;runtime={runtime}&amp;written_on={written}&amp;loaded_on={loaded}">'
                 f"{ok}/{total}</a>")
-        assert link in r.text, (exporter, written, loaded)
+        assert link in r.text, (exporter, runtime, written, loaded)
     for entry in explained:
         assert f'<a href="/entry/{entry}">{entry}</a>' in r.text
     assert 'href="/compat"' in get(ds, "/").text  # in the menu

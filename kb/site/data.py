@@ -150,12 +150,14 @@ class CompatFailure:
 
 @dataclass
 class CompatGrid:
-    """One exporter's artifacts: written on (rows) by loaded on (columns)."""
+    """One exporter's artifacts: written on (rows) by loaded on (columns). `runtime` says what
+    loaded them: torch releases, or onnxruntime releases installed on their own."""
     exporter: str
     written: list[str]
     loaded: list[str]
     cells: dict[tuple[str, str], Rate]
     failures: list[CompatFailure]
+    runtime: str = "torch"
 
 
 @dataclass
@@ -366,31 +368,33 @@ def _entry_runs(conn: sqlite3.Connection) -> list[EntryRuns]:
     return sorted(runs.values(), key=lambda r: (rank.get(r.exporter, 99), r.exporter))
 
 
-COMPAT_SQL = "select exporter, written_on, loaded_on, outcome, stage, matched_entry, exc_type, message from compat"
+COMPAT_SQL = ("select exporter, written_on, runtime, loaded_on, outcome, stage, matched_entry, exc_type, message "
+              "from compat")
 
 
 def compat_grids(rows) -> list[CompatGrid]:
-    """kb.db's compat rows (COMPAT_SQL) as one grid per exporter; the docs page and the UI's /compat both use it."""
-    grids: dict[str, CompatGrid] = {}
+    """kb.db's compat rows (COMPAT_SQL) as one grid per exporter and runtime, torch releases
+    first; the docs page and the UI's /compat both use it."""
+    grids: dict[tuple[str, str], CompatGrid] = {}
     failures: dict[tuple, int] = defaultdict(int)
     for r in rows:
-        grid = grids.setdefault(r["exporter"], CompatGrid(r["exporter"], [], [], {}, []))
+        side = (r["exporter"], r["runtime"])
+        grid = grids.setdefault(side, CompatGrid(r["exporter"], [], [], {}, [], r["runtime"]))
         rate = grid.cells.setdefault((r["written_on"], r["loaded_on"]), Rate(0, 0))
         rate.total += 1
         rate.passed += r["outcome"] == "ok"
         if r["outcome"] != "ok":
             first = next((ln.strip() for ln in (r["message"] or "").splitlines() if ln.strip()), "")
             error = f"{r['exc_type']}: {first}" if r["exc_type"] else (first or r["outcome"])
-            failures[(r["exporter"], r["written_on"], r["loaded_on"], r["matched_entry"], r["stage"] or "",
-                      error[:200])] += 1
-    for (exporter, written, loaded, entry, stage, error), n in failures.items():
-        grids[exporter].failures.append(CompatFailure(written, loaded, entry, stage, error, n))
+            failures[(side, r["written_on"], r["loaded_on"], r["matched_entry"], r["stage"] or "", error[:200])] += 1
+    for (side, written, loaded, entry, stage, error), n in failures.items():
+        grids[side].failures.append(CompatFailure(written, loaded, entry, stage, error, n))
     rank = {x: i for i, x in enumerate(EXPORTERS)}
     for g in grids.values():
         g.written = sorted({w for w, _ in g.cells}, key=version_key)
         g.loaded = sorted({ld for _, ld in g.cells}, key=version_key)
         g.failures.sort(key=lambda f: (version_key(f.written_on), version_key(f.loaded_on), -f.count))
-    return sorted(grids.values(), key=lambda g: (rank.get(g.exporter, 99), g.exporter))
+    return sorted(grids.values(), key=lambda g: (g.runtime != "torch", g.runtime, rank.get(g.exporter, 99), g.exporter))
 
 
 def load(db: Path) -> SiteData:

@@ -204,15 +204,17 @@ def metadata() -> dict:
                         "facets": ["fix", "exporter", "result", "matched_entry"],
                     },
                     "compat": {
-                        "description": "Artifacts written on one torch release, loaded and run on another "
-                                       "(exportkb compat): one row per case, exporter and pair of releases.",
+                        "description": "Artifacts written on one torch release, loaded and run on another, or "
+                                       "ONNX files run on an onnxruntime installed on its own (exportkb compat): "
+                                       "one row per case, exporter, writing release and runtime release.",
                         "columns": {
                             "key": "Identity of the load.",
                             "exporter": "The exporter that wrote the artifact.",
                             "model": "The case: an entry's fixed script.",
                             "entry": "The entry whose fixed script it is.",
                             "written_on": "torch release that exported and saved the artifact.",
-                            "loaded_on": "torch release that loaded and ran it, in a fresh process.",
+                            "runtime": "What loaded and ran it: torch, or onnxruntime installed on its own.",
+                            "loaded_on": "The runtime's release that loaded and ran it, in a fresh process.",
                             "outcome": "ok (loaded, ran and agreed with eager on the writing release), fail, "
                                        "unavailable, timeout or crash.",
                             "stage": "load, run or numeric: where it failed.",
@@ -224,7 +226,7 @@ def metadata() -> dict:
                             "written_onnxruntime": "onnxruntime next to the writing torch.",
                             "loaded_onnxruntime": "onnxruntime that ran an ONNX artifact.",
                         },
-                        "facets": ["exporter", "written_on", "loaded_on", "outcome", "matched_entry"],
+                        "facets": ["exporter", "runtime", "written_on", "loaded_on", "outcome", "matched_entry"],
                     },
                     "entry_fixes": {
                         "description": "Per entry, fix and exporter: on how many affected corpus models the automatic fix worked.",
