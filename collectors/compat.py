@@ -117,6 +117,17 @@ def _write_record(case: Case, row: dict, versions: dict, torch_version: str, ven
             "duration_s": row.get("duration_s")}
 
 
+def _ran_record(phase: str, key: str, written: dict, row: dict, venv: Path, side: dict) -> dict:
+    """One observation of an artifact (the `written` record) loaded and run; `side` says by what."""
+    return {"schema": SCHEMA, "run": "compat", "phase": phase, "key": key, "source": "entry",
+            "model": written["model"], "entry": written["entry"], "exporter": written["exporter"],
+            "case_hash": written["case_hash"], "written_on": written["written_on"],
+            "writer_versions": written["versions"], **side,
+            "outcome": row["outcome"], "stage": row.get("stage"), "exc_type": row.get("exc_type"),
+            "message": _portable(row.get("message"), venv), "traceback": _portable(row.get("traceback"), venv),
+            "duration_s": row.get("duration_s")}
+
+
 def _write_key(case: Case, exporter: str, versions: dict) -> str:
     return observation_key("entry", case.id, f"write:{exporter}", case.case_hash, versions)
 
@@ -206,14 +217,8 @@ def run_release(cases: list[Case], torch_version: str, all_releases: list[str], 
                 row = rows.get(key)
                 if row is None:  # the worker died before answering: recorded next time
                     continue
-                record = {"schema": SCHEMA, "run": "compat", "phase": "load", "key": key, "source": "entry",
-                          "model": rec["model"], "entry": rec["entry"], "exporter": rec["exporter"],
-                          "case_hash": rec["case_hash"], "written_on": rec["written_on"],
-                          "writer_versions": rec["versions"], "loaded_on": versions["torch"], "versions": versions,
-                          "outcome": row["outcome"], "stage": row.get("stage"), "exc_type": row.get("exc_type"),
-                          "message": _portable(row.get("message"), folder / "venv"),
-                          "traceback": _portable(row.get("traceback"), folder / "venv"),
-                          "duration_s": row.get("duration_s")}
+                record = _ran_record("load", key, rec, row, folder / "venv",
+                                     {"loaded_on": versions["torch"], "versions": versions})
                 report.outcomes[f"load {record['outcome']}"] = report.outcomes.get(f"load {record['outcome']}", 0) + 1
                 append_observation(loaded_path(torch_version), record)
                 known.add(key)
@@ -330,15 +335,9 @@ def run_runtime(version: str, *, exporters: list[str], timeout_s: float = 300.0,
                 row = {**row, "outcome": "unavailable", "stage": "load"} if row else rows.get(key)
                 if row is None:  # the worker died before answering: recorded next time
                     continue
-                record = {"schema": SCHEMA, "run": "compat", "phase": "runtime", "key": key, "source": "entry",
-                          "model": rec["model"], "entry": rec["entry"], "exporter": rec["exporter"],
-                          "case_hash": rec["case_hash"], "written_on": rec["written_on"],
-                          "writer_versions": rec["versions"], "runtime": "onnxruntime",
-                          "runtime_version": runtime["onnxruntime"], "versions": runtime,
-                          "outcome": row["outcome"], "stage": row.get("stage"), "exc_type": row.get("exc_type"),
-                          "message": _portable(row.get("message"), folder / "venv"),
-                          "traceback": _portable(row.get("traceback"), folder / "venv"),
-                          "duration_s": row.get("duration_s")}
+                record = _ran_record("runtime", key, rec, row, folder / "venv",
+                                     {"runtime": "onnxruntime", "runtime_version": runtime["onnxruntime"],
+                                      "versions": runtime})
                 report.outcomes[f"run {record['outcome']}"] = report.outcomes.get(f"run {record['outcome']}", 0) + 1
                 append_observation(runtime_path(version), record)
                 known.add(key)

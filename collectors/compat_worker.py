@@ -168,15 +168,22 @@ def tensors_of(value) -> list:
 
 
 def compare(got: list, want: list) -> None:
-    import torch
-
+    """The artifact's outputs against eager's: torch tensors, or numpy arrays where the
+    process has no torch (run-onnx); the same tolerance rule either way."""
     if len(got) != len(want):
         raise AssertionError(f"the artifact returned {len(got)} tensors, eager returned {len(want)}")
     for i, (g, w) in enumerate(zip(got, want)):
-        g = torch.as_tensor(g)
+        if hasattr(w, "is_floating_point"):
+            import torch
+
+            g, close = torch.as_tensor(g).to(w.dtype), torch.testing.assert_close
+        else:
+            import numpy as np
+
+            g, close = np.asarray(g).astype(w.dtype), np.testing.assert_allclose
         if tuple(g.shape) != tuple(w.shape):
             raise AssertionError(f"output {i} has shape {tuple(g.shape)}, eager has {tuple(w.shape)}")
-        torch.testing.assert_close(g.to(w.dtype), w, rtol=RTOL, atol=tolerance(w), equal_nan=True)
+        close(g, w, rtol=RTOL, atol=tolerance(w), equal_nan=True)
 
 
 def _torch_load(path: Path):
@@ -354,26 +361,13 @@ def _npz(path: Path) -> list:
         return [data[f"arr_{i}"] for i in range(len(data.files))]
 
 
-def compare_numpy(got: list, want: list) -> None:
-    """compare(), for a process without torch: the same tolerance rule (collectors/numerics.py)."""
-    import numpy as np
-
-    if len(got) != len(want):
-        raise AssertionError(f"the artifact returned {len(got)} tensors, eager returned {len(want)}")
-    for i, (g, w) in enumerate(zip(got, want)):
-        g = np.asarray(g)
-        if tuple(g.shape) != tuple(w.shape):
-            raise AssertionError(f"output {i} has shape {tuple(g.shape)}, eager has {tuple(w.shape)}")
-        np.testing.assert_allclose(g.astype(w.dtype), w, rtol=RTOL, atol=tolerance(w), equal_nan=True)
-
-
 def run_onnx_one(artifact: dict) -> dict:
     folder = Path(artifact["artifact"])
     case_dir = folder.parent
     feeds = stage("load", lambda: _npz(case_dir / NUMPY_INPUTS))
     want = _npz(case_dir / NUMPY_EXPECTED)
     out = _ort_run(folder / ARTIFACT[artifact["exporter"]], feeds)
-    stage("numeric", lambda: compare_numpy(list(out), want))
+    stage("numeric", lambda: compare(list(out), want))
     return {"outcome": "ok", "stage": None}
 
 
