@@ -18,6 +18,7 @@ versions: a killed run resumes where it stopped, and nothing is recorded twice.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -60,16 +61,79 @@ def loaded_path(torch_version: str) -> Path:
 
 @dataclass
 class Case:
-    id: str  # entry-id/script
-    entry: str
-    path: Path
+    id: str  # entry-id/script, or source:model for a corpus model
+    entry: str | None  # the entry whose fixed script it is; None for a corpus model
+    path: Path  # a script that defines model, example_args and optionally example_kwargs
     case_hash: str
+    source: str = "entry"  # "entry" or "corpus"
+
+
+# The corpus slice: real models built from their configs on each release, by the corpus's
+# own builders (collectors/corpus). Chosen once, by a rule fixed before any compat run:
+# the transformers model types that exported with torch.export, jit.trace and both ONNX
+# exporters on the pinned release's corpus run and that exist in the oldest release's
+# transformers (4.44.2, next to torch 2.4.1), spread over the auto classes in proportion
+# to their share and evenly by name within each; and every other ExportDB example, by
+# name, of those that passed the same four. timm and torchvision are left out: the
+# release venvs do not have them.
+CORPUS_SLICE = {
+    "transformers": (
+        "albert", "big_bird", "canine", "data2vec-text", "deberta-v2", "electra", "flaubert", "layoutlm", "luke",
+        "megatron-bert", "mpnet", "nystromformer", "roberta", "roformer", "xlm", "beit", "convnextv2",
+        "data2vec-vision", "donut-swin", "focalnet", "mobilenet_v1", "mobilevit", "pvt", "regnet", "swiftformer",
+        "vit", "bros", "clip_vision_model", "mgp-str", "splinter", "visual_bert", "data2vec-audio", "sew",
+        "unispeech-sat", "detr", "timesformer", "audio-spectrogram-transformer", "glpn", "sam", "maskformer",
+    ),
+    "exportdb": (
+        "assume_constant_result", "constrain_as_size_example", "decorator", "dynamic_shape_assert",
+        "dynamic_shape_if_guard", "dynamic_shape_view", "list_unpack", "nested_function", "specialized_attribute",
+        "static_if",
+    ),
+}
 
 
 def entry_cases(entries: list[Entry]) -> list[Case]:
     """Every entry's fixed script: a model that exports, whose artifact can travel."""
     return [Case(f"{e.id}/{e.fixed_case}", e.id, e.folder / e.fixed_case, version_status.case_hash(e, e.fixed_case))
             for e in entries]
+
+
+_CORPUS_CASE = '''"""exportkb compat: the corpus model {source}:{name}, built on this release by the
+corpus's own builder (collectors/corpus), from its config, without weights."""
+import sys
+
+sys.path.insert(0, {root!r})
+from collectors.corpus import source
+
+_case = source({source!r}).build({name!r})
+model = _case.model
+example_args = tuple(_case.args)
+example_kwargs = dict(_case.kwargs or {{}})
+'''
+
+
+def corpus_cases(models: dict[str, tuple[str, ...]] | None = None) -> list[Case]:
+    """A script per corpus model (build/compat/cases/), for the worker to import like an
+    entry's. The case changes when its builder's code does: the hash covers the builder
+    modules and the script."""
+    from .corpus import SOURCE_MODULES
+
+    folder = paths.root() / "build" / "compat" / "cases"
+    folder.mkdir(parents=True, exist_ok=True)
+    root = Path(__file__).resolve().parent.parent
+    shared = "".join((root / "collectors" / "corpus" / f).read_text(encoding="utf-8")
+                     for f in ("__init__.py", "base.py", "inputs.py", "torchvision_compat.py"))
+    out = []
+    for src, names in (models or CORPUS_SLICE).items():
+        builder = (root / (SOURCE_MODULES[src].replace(".", "/") + ".py")).read_text(encoding="utf-8")
+        for name in names:
+            script = _CORPUS_CASE.format(source=src, name=name, root=str(root))
+            path = folder / f"{src}__{name}.py"
+            if not path.exists() or path.read_text(encoding="utf-8") != script:
+                path.write_text(script, encoding="utf-8")
+            digest = hashlib.sha256((shared + builder + script.replace(str(root), "<root>")).encode()).hexdigest()[:16]
+            out.append(Case(f"{src}:{name}", None, path, digest, source="corpus"))
+    return out
 
 
 @dataclass
@@ -108,7 +172,7 @@ def _portable(text: str | None, venv: Path) -> str | None:
 
 
 def _write_record(case: Case, row: dict, versions: dict, torch_version: str, venv: Path) -> dict:
-    return {"schema": SCHEMA, "run": "compat", "phase": "write", "source": "entry", "model": case.id,
+    return {"schema": SCHEMA, "run": "compat", "phase": "write", "source": case.source, "model": case.id,
             "entry": case.entry, "exporter": row["exporter"], "case_hash": case.case_hash,
             "key": _write_key(case, row["exporter"], versions),
             "written_on": torch_version, "versions": versions, "outcome": row["outcome"], "stage": row.get("stage"),
@@ -119,7 +183,7 @@ def _write_record(case: Case, row: dict, versions: dict, torch_version: str, ven
 
 def _ran_record(phase: str, key: str, written: dict, row: dict, venv: Path, side: dict) -> dict:
     """One observation of an artifact (the `written` record) loaded and run; `side` says by what."""
-    return {"schema": SCHEMA, "run": "compat", "phase": phase, "key": key, "source": "entry",
+    return {"schema": SCHEMA, "run": "compat", "phase": phase, "key": key, "source": written.get("source", "entry"),
             "model": written["model"], "entry": written["entry"], "exporter": written["exporter"],
             "case_hash": written["case_hash"], "written_on": written["written_on"],
             "writer_versions": written["versions"], **side,
@@ -129,11 +193,11 @@ def _ran_record(phase: str, key: str, written: dict, row: dict, venv: Path, side
 
 
 def _write_key(case: Case, exporter: str, versions: dict) -> str:
-    return observation_key("entry", case.id, f"write:{exporter}", case.case_hash, versions)
+    return observation_key(case.source, case.id, f"write:{exporter}", case.case_hash, versions)
 
 
-def _load_key(case_id: str, exporter: str, case_hash: str, writer: dict, loader: dict) -> str:
-    return observation_key("entry", case_id, f"load:{exporter}", case_hash,
+def _load_key(source: str, case_id: str, exporter: str, case_hash: str, writer: dict, loader: dict) -> str:
+    return observation_key(source, case_id, f"load:{exporter}", case_hash,
                            {**{f"written:{k}": v for k, v in writer.items()}, **loader})
 
 
@@ -203,7 +267,7 @@ def run_release(cases: list[Case], torch_version: str, all_releases: list[str], 
         known = existing_keys(loaded_path(torch_version))
         wanted = []
         for rec in _written_ok(all_releases):
-            key = _load_key(rec["model"], rec["exporter"], rec["case_hash"], rec["versions"], versions)
+            key = _load_key(rec["source"], rec["model"], rec["exporter"], rec["case_hash"], rec["versions"], versions)
             if key not in known and rec["exporter"] in exporters:
                 wanted.append((key, rec))
         batch = 40
@@ -298,7 +362,7 @@ def _ensure_numpy(case_dirs: list[Path], timeout_s: float) -> dict[Path, dict]:
 
 
 def _runtime_key(rec: dict, runtime: dict) -> str:
-    return observation_key("entry", rec["model"], f"runtime:{rec['exporter']}", rec["case_hash"],
+    return observation_key(rec["source"], rec["model"], f"runtime:{rec['exporter']}", rec["case_hash"],
                            {**{f"written:{k}": v for k, v in rec["versions"].items()}, **runtime})
 
 

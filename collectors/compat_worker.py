@@ -226,10 +226,13 @@ def write_one(exporter: str, model, args, kwargs, folder: Path) -> None:
         scripted = stage("capture", lambda: torch.jit.script(model))
         stage("save", lambda: torch.jit.save(scripted, str(path)))
     elif exporter == "jit-trace":
+        # strict=False, as the corpus traces (collectors/exporters.py): a transformers model
+        # returns a dict-like ModelOutput, which a strict trace refuses.
         if kwargs:
-            traced = stage("capture", lambda: torch.jit.trace(model, example_kwarg_inputs=kwargs, check_trace=False))
+            traced = stage("capture", lambda: torch.jit.trace(model, example_kwarg_inputs=kwargs, strict=False,
+                                                              check_trace=False))
         else:
-            traced = stage("capture", lambda: torch.jit.trace(model, args, check_trace=False))
+            traced = stage("capture", lambda: torch.jit.trace(model, args, strict=False, check_trace=False))
         stage("save", lambda: torch.jit.save(traced, str(path)))
     elif exporter in ("onnx", "onnx-legacy"):
         stage("capture", lambda: _onnx_export(model, args, kwargs, path, dynamo=exporter == "onnx"))

@@ -359,9 +359,12 @@ def sweep(releases, jobs, timeout, keep_venv, entry_ids):
 @click.option("--onnxruntime", "runtimes", multiple=True, metavar="VERSION",
               help="Also run every ONNX file written so far on this onnxruntime release, installed on its own "
                    "without torch (repeatable).")
+@click.option("--cases", "case_set", type=click.Choice(["entries", "corpus", "all"]), default="entries",
+              show_default=True, help="What to export: the entries' fixed scripts (those named, or all), the corpus "
+                                      "slice (collectors.compat.CORPUS_SLICE: 50 real models), or both.")
 @click.option("--json", "as_json", is_flag=True, help="Print the matrix as JSON: one object per load.")
 @click.argument("entry_ids", nargs=-1)
-def compat(releases, exporters, timeout, keep_venvs, runtimes, as_json, entry_ids):
+def compat(releases, exporters, timeout, keep_venvs, runtimes, case_set, as_json, entry_ids):
     """Artifacts written on one torch release, loaded and run on others: the matrix."""
     from .compat_view import matrix_grids, matrix_json, print_matrix
 
@@ -371,13 +374,14 @@ def compat(releases, exporters, timeout, keep_venvs, runtimes, as_json, entry_id
         else:
             print_matrix(out, matrix_grids())
         return
-    from collectors.compat import EXPORTERS as WRITERS, entry_cases, run_release, run_runtime
+    from collectors.compat import EXPORTERS as WRITERS, corpus_cases, entry_cases, run_release, run_runtime
 
     names = [e.strip() for e in exporters.split(",") if e.strip()]
     unknown = [e for e in names if e not in WRITERS]
     if unknown:
         raise click.UsageError(f"unknown exporter(s) {', '.join(unknown)}; these write artifacts: {', '.join(WRITERS)}")
-    cases = entry_cases(_select_entries(entry_ids))
+    cases = [*(entry_cases(_select_entries(entry_ids)) if case_set != "corpus" else []),
+             *(corpus_cases() if case_set != "entries" else [])]
     order = list(dict.fromkeys(releases))
     reports = []
     for n, release in enumerate(order):

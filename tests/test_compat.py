@@ -147,3 +147,22 @@ def test_onnx_files_on_onnxruntime_releases_installed_on_their_own(kb_root):
         ("1.16.3", "fail"), ("1.16.3", "fail"), ("1.31.1", "ok"), ("1.31.1", "ok")]
     table = cli(kb_root, "compat").stdout
     assert "onnx-legacy: written on (rows), run on onnxruntime of its own (columns)" in table
+
+
+def test_corpus_models_travel_like_entry_scripts(kb_root):
+    """A corpus model (built from its config by the corpus's builder, imported by a generated
+    case script) is written and loaded like an entry's script, and recorded as a corpus case."""
+    sys.path.insert(0, str(REPO))
+    from collectors.compat import corpus_cases, run_release
+
+    cases = corpus_cases({"transformers": ("bert",), "exportdb": ("static_if",)})
+    assert [(c.id, c.entry, c.source) for c in cases] == [("transformers:bert", None, "corpus"),
+                                                          ("exportdb:static_if", None, "corpus")]
+    assert len({c.case_hash for c in cases}) == 2
+    report = run_release(cases, RELEASE, [RELEASE], exporters=["jit-trace", "onnx"])
+    assert report.error is None and report.outcomes == {"write ok": 4, "load ok": 4}, report
+    loaded = _lines(kb_root / "observations" / "compat" / f"loaded-on-{RELEASE}.jsonl")
+    assert {(x["model"], x["source"], x["entry"]) for x in loaded} == {
+        ("transformers:bert", "corpus", None), ("exportdb:static_if", "corpus", None)}
+    rows = json.loads(cli(kb_root, "compat", "--json").stdout)
+    assert {x["model"] for x in rows} == {"transformers:bert", "exportdb:static_if"}

@@ -11,6 +11,7 @@ The default cache settings are kept, because that is how users run these models.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import os
 from functools import lru_cache
@@ -44,10 +45,13 @@ _NOISY = {"transformers_version", "_name_or_path", "architectures", "id2label", 
 
 def _setup() -> None:
     # Some transformers model modules import torchvision; it must go through the
-    # compat import first. Nothing may try the Hub.
+    # compat import first. Where torchvision is not installed at all (the release venvs
+    # of exportkb compat), those model types fail to build and the others are unaffected.
+    # Nothing may try the Hub.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    import_torchvision()
+    if importlib.util.find_spec("torchvision") is not None:
+        import_torchvision()
 
 
 @lru_cache(maxsize=1)
