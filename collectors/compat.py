@@ -177,7 +177,7 @@ def _write_record(case: Case, row: dict, versions: dict, torch_version: str, ven
             "key": _write_key(case, row["exporter"], versions),
             "written_on": torch_version, "versions": versions, "outcome": row["outcome"], "stage": row.get("stage"),
             "exc_type": row.get("exc_type"), "message": _portable(row.get("message"), venv),
-            "traceback": _portable(row.get("traceback"), venv),
+            "traceback": _portable(_printed(row), venv),
             "duration_s": row.get("duration_s")}
 
 
@@ -188,8 +188,13 @@ def _ran_record(phase: str, key: str, written: dict, row: dict, venv: Path, side
             "case_hash": written["case_hash"], "written_on": written["written_on"],
             "writer_versions": written["versions"], **side,
             "outcome": row["outcome"], "stage": row.get("stage"), "exc_type": row.get("exc_type"),
-            "message": _portable(row.get("message"), venv), "traceback": _portable(row.get("traceback"), venv),
+            "message": _portable(row.get("message"), venv), "traceback": _portable(_printed(row), venv),
             "duration_s": row.get("duration_s")}
+
+
+def _printed(row: dict) -> str | None:
+    """What a user's terminal shows for a failure: what the process printed, then the traceback."""
+    return "\n".join(t.rstrip("\n") for t in (row.get("stderr"), row.get("traceback")) if t) or None
 
 
 def _write_key(case: Case, exporter: str, versions: dict) -> str:

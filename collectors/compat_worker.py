@@ -31,6 +31,7 @@ import re
 import select
 import signal
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -45,6 +46,9 @@ ARTIFACT = {"export": "model.pt2", "jit-script": "model.pt", "jit-trace": "model
             "onnx": "model.onnx", "aoti": "package.pt2"}
 
 
+STDERR_KEPT = 8000  # the end of what a failing child printed, kept with its result
+
+
 class Unavailable(RuntimeError):
     """This release has no API for the step (aoti_compile_and_package before 2.6, say)."""
 
@@ -54,6 +58,9 @@ class Unavailable(RuntimeError):
 def forked(fn, timeout_s: float) -> dict:
     """Run fn() -> dict in a forked child; a hang, crash or exception becomes the result."""
     read_fd, write_fd = os.pipe()
+    # What the child prints (a library's warnings and log lines) is kept: an error that
+    # says "check the warnings above" is only explained by them, as on a user's terminal.
+    err_fd, err_path = tempfile.mkstemp(prefix="compat-stderr-")
     start = time.monotonic()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -61,11 +68,14 @@ def forked(fn, timeout_s: float) -> dict:
     if pid == 0:  # the child
         os.close(read_fd)
         os.setpgid(0, 0)
+        os.dup2(err_fd, 2)
         os.dup2(2, 1)  # stdout carries the parent's JSON lines: whatever a library prints goes to stderr
+        sys.stdout = sys.stderr = open(2, "w", buffering=1, closefd=False)  # Python's prints and logs too
         try:
             result = fn()
         except BaseException as exc:  # every failure is data
             result = {"outcome": "fail", "stage": getattr(exc, "stage", "run"), **describe(exc)}
+        sys.stderr.flush()
         data = json.dumps(result, default=str).encode()
         view = memoryview(data)
         while view:
@@ -89,16 +99,22 @@ def forked(fn, timeout_s: float) -> dict:
             break
     os.close(read_fd)
     _, status = os.waitpid(pid, 0)
+    os.close(err_fd)
+    with open(err_path, "rb") as fh:
+        fh.seek(max(0, os.path.getsize(err_path) - STDERR_KEPT))
+        printed = fh.read().decode("utf-8", "replace")
+    os.unlink(err_path)
     duration = round(time.monotonic() - start, 3)
     if timed_out:
-        return {"outcome": "timeout", "stage": "run", "message": f"did not finish in {timeout_s:.0f} s",
-                "duration_s": duration}
-    code = os.waitstatus_to_exitcode(status)
-    if code < 0 or not chunks:
+        result = {"outcome": "timeout", "stage": "run", "message": f"did not finish in {timeout_s:.0f} s"}
+    elif (code := os.waitstatus_to_exitcode(status)) < 0 or not chunks:
         name = signal.Signals(-code).name if code < 0 else f"exit {code}"
-        return {"outcome": "crash", "stage": "run", "message": f"the process died ({name})", "duration_s": duration}
-    result = json.loads(b"".join(chunks))
+        result = {"outcome": "crash", "stage": "run", "message": f"the process died ({name})"}
+    else:
+        result = json.loads(b"".join(chunks))
     result.setdefault("duration_s", duration)
+    if result.get("outcome") != "ok" and printed.strip():
+        result["stderr"] = printed
     return result
 
 

@@ -81,6 +81,33 @@ def test_a_worker_that_hangs_or_crashes_is_a_recorded_outcome():
     assert forked(lambda: {"outcome": "ok"}, 30)["outcome"] == "ok"
 
 
+def test_what_a_failing_load_printed_is_kept_before_its_traceback():
+    """torch.export.load logs the real error as a warning and raises "check the warnings
+    above": the record keeps what was printed, as the user's terminal shows it."""
+    sys.path.insert(0, str(REPO))
+    from collectors.compat import _printed
+    from collectors.compat_worker import forked
+
+    import logging
+
+    # Like torch's own log handler: set up at import, on the process's stderr.
+    log = logging.getLogger("exportkb-test.export")
+    log.propagate = False
+    log.addHandler(logging.StreamHandler(sys.__stderr__))
+
+    def warn_then_fail():
+        log.warning("SerializeError: We failed to resolve torch.ops.mylib.f")
+        print("a library's own print")
+        raise RuntimeError("Please check the warnings above for possible errors.")
+
+    row = forked(warn_then_fail, 30)
+    assert row["outcome"] == "fail" and "We failed to resolve torch.ops.mylib.f" in row["stderr"]
+    assert "a library's own print" in row["stderr"]
+    text = _printed(row)
+    assert text.index("We failed to resolve") < text.index("RuntimeError: Please check the warnings above")
+    assert "stderr" not in forked(lambda: print("fine") or {"outcome": "ok"}, 30)
+
+
 def test_a_load_error_one_entrys_patterns_name_is_learned_for_that_entry_only():
     from kb.catalogue import load_catalogue
     from kb.classify import run_texts
