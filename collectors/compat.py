@@ -40,7 +40,7 @@ from .portable import trim
 from .versions import library_versions
 
 WORKER = Path(__file__).with_name("compat_worker.py")
-EXPORTERS = ("export", "jit-script", "jit-trace", "onnx-legacy", "onnx", "aoti")
+EXPORTERS = ("export", "jit-script", "jit-trace", "onnx-legacy", "onnx", "aoti", "executorch")
 
 
 def compat_dir() -> Path:
@@ -146,6 +146,7 @@ class ReleaseRun:
     write_s: float = 0.0
     load_s: float = 0.0
     error: str | None = None
+    missing: str | None = None  # a companion the release could not have (executorch), with pip's reason
     outcomes: dict[str, int] = field(default_factory=dict)
 
 
@@ -245,6 +246,11 @@ def run_release(cases: list[Case], torch_version: str, all_releases: list[str], 
                 say(f"torch {torch_version}: installing")
                 python = sweep.create_venv(torch_version, folder)
             versions = sweep.probe_versions(python)["versions"]
+            if "executorch" in exporters and versions.get("executorch") is None:
+                # Only when asked: another companion in the venv changes every record's key.
+                say(f"torch {torch_version}: installing executorch")
+                report.missing = sweep.add_executorch(python, torch_version)
+                versions = sweep.probe_versions(python)["versions"]
         report.install_s = round(time.monotonic() - start, 1)
         if write:
             start = time.monotonic()

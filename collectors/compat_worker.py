@@ -41,9 +41,9 @@ try:  # imported as collectors.compat_worker (tests), or run by path inside a re
 except ImportError:
     from numerics import RTOL, tolerance  # this file's own folder is first on sys.path
 
-EXPORTERS = ("export", "jit-script", "jit-trace", "onnx-legacy", "onnx", "aoti")
+EXPORTERS = ("export", "jit-script", "jit-trace", "onnx-legacy", "onnx", "aoti", "executorch")
 ARTIFACT = {"export": "model.pt2", "jit-script": "model.pt", "jit-trace": "model.pt", "onnx-legacy": "model.onnx",
-            "onnx": "model.onnx", "aoti": "package.pt2"}
+            "onnx": "model.onnx", "aoti": "package.pt2", "executorch": "model.pte"}
 
 
 STDERR_KEPT = 8000  # the end of what a failing child printed, kept with its result
@@ -252,6 +252,8 @@ def write_one(exporter: str, model, args, kwargs, folder: Path) -> None:
         stage("save", lambda: torch.jit.save(traced, str(path)))
     elif exporter in ("onnx", "onnx-legacy"):
         stage("capture", lambda: _onnx_export(model, args, kwargs, path, dynamo=exporter == "onnx"))
+    elif exporter == "executorch":
+        _write_pte(model, args, kwargs, path)
     elif exporter == "aoti":
         compile_package = getattr(torch._inductor, "aoti_compile_and_package", None)
         if compile_package is None:
@@ -261,6 +263,31 @@ def write_one(exporter: str, model, args, kwargs, folder: Path) -> None:
             stage("save", lambda: compile_package(ep, args, kwargs or None, package_path=str(path)))
         else:
             stage("save", lambda: compile_package(ep, package_path=str(path)))
+
+
+def _executorch_runtime():
+    """The venv's executorch runtime: executorch.runtime (0.4 on), else the pybindings."""
+    try:
+        from executorch.runtime import Runtime
+    except ImportError:
+        try:
+            from executorch.extension.pybindings.portable_lib import _load_for_executorch
+        except ImportError as exc:
+            raise Unavailable(f"this venv has no executorch runtime ({exc})") from None
+        return lambda path: _load_for_executorch(str(path)).forward
+    return lambda path: Runtime.get().load_program(str(path)).load_method("forward").execute
+
+
+def _write_pte(model, args, kwargs, path: Path) -> None:
+    import torch
+
+    try:
+        from executorch.exir import to_edge_transform_and_lower
+    except ImportError as exc:
+        raise Unavailable(f"this venv has no executorch ({exc})") from None
+    ep = stage("capture", lambda: torch.export.export(model, args, kwargs or None))
+    program = stage("save", lambda: to_edge_transform_and_lower(ep).to_executorch())
+    stage("save", lambda: path.write_bytes(program.buffer))
 
 
 def write_case(case: dict, out_dir: Path, exporters: list[str], timeout_s: float) -> list[dict]:
@@ -343,6 +370,16 @@ def load_one(artifact: dict) -> dict:
             out = stage("run", lambda: loaded(*args, **kwargs))
         elif exporter in ("onnx", "onnx-legacy"):
             out = [torch.from_numpy(x) for x in _ort_run(path, [t.detach().numpy() for t in tensors_of((args, kwargs))])]
+        elif exporter == "executorch":
+            try:
+                runtime = _executorch_runtime()
+            except Unavailable as exc:
+                return {"outcome": "unavailable", "stage": "load", "message": str(exc)}
+            forward = stage("load", lambda: runtime(path))
+            # The program takes every flattened input, in the order export saw them.
+            from torch.utils import _pytree as pytree
+
+            out = stage("run", lambda: forward(pytree.tree_flatten((args, kwargs))[0]))
         elif exporter == "aoti":
             load_package = getattr(torch._inductor, "aoti_load_package", None)
             if load_package is None:

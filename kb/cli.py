@@ -352,7 +352,8 @@ def sweep(releases, jobs, timeout, keep_venv, entry_ids):
               help="Write artifacts on these releases and load each on every one of them (repeatable). "
                    "Without it, print the matrix recorded so far.")
 @click.option("--exporters", default="export,jit-script,jit-trace,onnx-legacy,onnx,aoti", show_default=True,
-              help="Comma-separated exporters that write an artifact.")
+              help="Comma-separated exporters that write an artifact; executorch (.pte files, run on each "
+                   "release's paired executorch runtime) is added to a release's venv only when named here.")
 @click.option("--timeout", default=300.0, show_default=True, help="Seconds per artifact written or loaded.")
 @click.option("--keep-venvs", is_flag=True, help="Keep each release's venv between the two passes (more disk, "
               "one install per release instead of two).")
@@ -405,6 +406,8 @@ def compat(releases, exporters, timeout, keep_venvs, runtimes, case_set, as_json
         line = (f"{name}: {r.written} written, {r.loaded} loaded ({counts}); install {r.install_s:.0f}s, "
                 f"write {r.write_s:.0f}s, load {r.load_s:.0f}s")
         out.print(f"[red]{name}: {escape(r.error)}[/]" if r.error else line)
+        if r.missing:
+            out.print(f"[yellow]{name}: {escape(r.missing)}[/]")
     sys.exit(1 if any(r.error for r in reports) else 0)
 
 

@@ -6,6 +6,7 @@ venv per release; their observations are committed under observations/compat/.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -193,3 +194,17 @@ def test_corpus_models_travel_like_entry_scripts(kb_root):
         ("transformers:bert", "corpus", None), ("exportdb:static_if", "corpus", None)}
     rows = json.loads(cli(kb_root, "compat", "--json").stdout)
     assert {x["model"] for x in rows} == {"transformers:bert", "exportdb:static_if"}
+
+
+def test_pte_files_run_on_the_executorch_runtime_of_the_loading_release(tmp_path, monkeypatch):
+    """executorch writes a .pte like any other artifact; the loading release runs it on its
+    own executorch runtime. Here the pinned release writes and loads (the diagonal)."""
+    root = tmp_path / "kbroot"
+    (root / "entries").mkdir(parents=True)
+    shutil.copytree(REPO / "entries" / "export-non-module", root / "entries" / "export-non-module")
+    r = cli(root, "compat", "--torch", RELEASE, "--exporters", "executorch")
+    assert r.returncode == 0, r.stdout + r.stderr
+    loaded = _lines(root / "observations" / "compat" / f"loaded-on-{RELEASE}.jsonl")
+    assert [(x["exporter"], x["outcome"]) for x in loaded] == [("executorch", "ok")], loaded
+    assert loaded[0]["versions"]["executorch"] and loaded[0]["writer_versions"]["executorch"]
+    assert (root / "build" / "compat" / RELEASE / "export-non-module__fixed.py" / "executorch" / "model.pte").stat().st_size
