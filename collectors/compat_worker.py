@@ -296,7 +296,11 @@ def write_case(case: dict, out_dir: Path, exporters: list[str], timeout_s: float
     folder = out_dir / case["id"].replace("/", "__")
     folder.mkdir(parents=True, exist_ok=True)
 
+    # Every child builds the case from the same seed: an exporter written later (another
+    # run) rewrites inputs.pt and expected.pt, and they must still describe the weights and
+    # inputs inside the artifacts written before it.
     def build():
+        torch.manual_seed(0)
         model, args, kwargs = load_case(case["path"])
         torch.manual_seed(0)
         with torch.no_grad():
@@ -315,6 +319,7 @@ def write_case(case: dict, out_dir: Path, exporters: list[str], timeout_s: float
         target.mkdir(exist_ok=True)
 
         def one(exporter=exporter, target=target):
+            torch.manual_seed(0)
             model, args, kwargs = load_case(case["path"])
             try:
                 write_one(exporter, model, args, kwargs, target)

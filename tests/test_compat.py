@@ -208,3 +208,20 @@ def test_pte_files_run_on_the_executorch_runtime_of_the_loading_release(tmp_path
     assert [(x["exporter"], x["outcome"]) for x in loaded] == [("executorch", "ok")], loaded
     assert loaded[0]["versions"]["executorch"] and loaded[0]["writer_versions"]["executorch"]
     assert (root / "build" / "compat" / RELEASE / "export-non-module__fixed.py" / "executorch" / "model.pte").stat().st_size
+
+
+def test_writing_another_exporter_later_keeps_the_case_s_inputs_and_outputs(kb_root):
+    """A later run that writes one more exporter rewrites inputs.pt and expected.pt; the
+    artifacts written before it must still agree with them (each build starts from one seed)."""
+    import torch
+
+    first = cli(kb_root, "compat", "--torch", RELEASE, "--exporters", "onnx-legacy", EXAMPLE.name)
+    assert first.returncode == 0, first.stdout + first.stderr
+    case_dir = kb_root / "build" / "compat" / RELEASE / f"{EXAMPLE.name}__fixed.py"
+    before = torch.load(case_dir / "expected.pt"), torch.load(case_dir / "inputs.pt")
+    later = cli(kb_root, "compat", "--torch", RELEASE, "--exporters", "onnx-legacy,jit-trace", EXAMPLE.name)
+    assert later.returncode == 0, later.stdout + later.stderr
+    after = torch.load(case_dir / "expected.pt"), torch.load(case_dir / "inputs.pt")
+    torch.testing.assert_close(after, before, rtol=0, atol=0)
+    loaded = _lines(kb_root / "observations" / "compat" / f"loaded-on-{RELEASE}.jsonl")
+    assert sorted((x["exporter"], x["outcome"]) for x in loaded) == [("jit-trace", "ok"), ("onnx-legacy", "ok")]
