@@ -193,6 +193,14 @@ def _ran_record(phase: str, key: str, written: dict, row: dict, venv: Path, side
             "duration_s": row.get("duration_s")}
 
 
+def _keep(report: ReleaseRun, verb: str, path: Path, known: set[str], record: dict) -> None:
+    """Append one load's observation (this process is the only writer) and count it."""
+    report.outcomes[f"{verb} {record['outcome']}"] = report.outcomes.get(f"{verb} {record['outcome']}", 0) + 1
+    append_observation(path, record)
+    known.add(record["key"])
+    report.loaded += 1
+
+
 def _printed(row: dict) -> str | None:
     """What a user's terminal shows for a failure: what the process printed, then the traceback."""
     return "\n".join(t.rstrip("\n") for t in (row.get("stderr"), row.get("traceback")) if t) or None
@@ -292,12 +300,9 @@ def run_release(cases: list[Case], torch_version: str, all_releases: list[str], 
                 row = rows.get(key)
                 if row is None:  # the worker died before answering: recorded next time
                     continue
-                record = _ran_record("load", key, rec, row, folder / "venv",
-                                     {"loaded_on": versions["torch"], "versions": versions})
-                report.outcomes[f"load {record['outcome']}"] = report.outcomes.get(f"load {record['outcome']}", 0) + 1
-                append_observation(loaded_path(torch_version), record)
-                known.add(key)
-                report.loaded += 1
+                _keep(report, "load", loaded_path(torch_version), known,
+                      _ran_record("load", key, rec, row, folder / "venv",
+                                  {"loaded_on": versions["torch"], "versions": versions}))
         report.load_s = round(time.monotonic() - start, 1)
     except (sweep.SweepError, subprocess.SubprocessError, OSError) as exc:
         report.error = str(exc)
@@ -410,13 +415,10 @@ def run_runtime(version: str, *, exporters: list[str], timeout_s: float = 300.0,
                 row = {**row, "outcome": "unavailable", "stage": "load"} if row else rows.get(key)
                 if row is None:  # the worker died before answering: recorded next time
                     continue
-                record = _ran_record("runtime", key, rec, row, folder / "venv",
-                                     {"runtime": "onnxruntime", "runtime_version": runtime["onnxruntime"],
-                                      "versions": runtime})
-                report.outcomes[f"run {record['outcome']}"] = report.outcomes.get(f"run {record['outcome']}", 0) + 1
-                append_observation(runtime_path(version), record)
-                known.add(key)
-                report.loaded += 1
+                _keep(report, "run", runtime_path(version), known,
+                      _ran_record("runtime", key, rec, row, folder / "venv",
+                                  {"runtime": "onnxruntime", "runtime_version": runtime["onnxruntime"],
+                                   "versions": runtime}))
         report.load_s = round(time.monotonic() - start, 1)
     except (sweep.SweepError, subprocess.SubprocessError, OSError) as exc:
         report.error = str(exc)
