@@ -338,14 +338,8 @@ def written_releases() -> list[str]:
 
 
 def _runtime_venv(version: str, folder: Path) -> Path:
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
-    subprocess.run([sys.executable, "-m", "venv", str(folder / "venv")], check=True)
-    python = folder / "venv" / "bin" / "python"
     log = sweep.sweep_dir() / f"onnxruntime-{version}.pip.log"
-    log.unlink(missing_ok=True)
-    sweep.run_pip(python, ["install", "--only-binary", ":all:", *runtime_requirements(version)], log)
+    python = sweep.make_venv(folder, runtime_requirements(version), log)
     log.unlink(missing_ok=True)
     return python
 

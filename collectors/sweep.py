@@ -164,18 +164,23 @@ def run_pip(python: Path, args: list[str], log: Path) -> None:
                          + "\n  ".join(said))
 
 
-def create_venv(torch_version: str, folder: Path) -> Path:
-    """A fresh venv with this torch and its companions; returns its interpreter."""
+def make_venv(folder: Path, packages: list[str], log: Path) -> Path:
+    """A fresh venv in folder/venv with these packages (wheels only); returns its interpreter.
+    pip's log is kept at `log` when the install fails."""
     if folder.exists():
-        shutil.rmtree(folder)  # a leftover from a killed sweep: start clean
+        shutil.rmtree(folder)  # a leftover from a killed run: start clean
     folder.mkdir(parents=True)
     subprocess.run([sys.executable, "-m", "venv", str(folder / "venv")], check=True)
     python = folder / "venv" / "bin" / "python"
-    log = pip_log(torch_version)
     log.unlink(missing_ok=True)
-    # The project's constraints pin torch for its own venv; a sweep venv must not see them.
-    run_pip(python, ["install", "--only-binary", ":all:", *requirements(torch_version)], log)
+    # The project's constraints pin torch for its own venv; these venvs must not see them.
+    run_pip(python, ["install", "--only-binary", ":all:", *packages], log)
     return python
+
+
+def create_venv(torch_version: str, folder: Path) -> Path:
+    """A fresh venv with this torch and its companions; returns its interpreter."""
+    return make_venv(folder, requirements(torch_version), pip_log(torch_version))
 
 
 def add_executorch(python: Path, torch_version: str) -> str | None:
