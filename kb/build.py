@@ -382,8 +382,8 @@ def matcher_inputs(db: Path | None = None, *, exclude_threads: frozenset[str] = 
     kdb = sqlite_utils.Database(db)
     refs = [
         EntryRef(r["id"], r["title"], tuple(json.loads(r["exporters"])), tuple(json.loads(r["patterns"])),
-                 prose_of(r["title"], r["rule"], r["cause"], r["fix"]))
-        for r in kdb.query("select id, title, exporters, patterns, rule, cause, fix from entries order by id")
+                 prose_of(r["title"], r["rule"], r["cause"], r["fix"]), tuple(json.loads(r["tags"])))
+        for r in kdb.query("select id, title, exporters, patterns, rule, cause, fix, tags from entries order by id")
     ]
     observed: dict[str, list[str]] = {}
     for r in kdb.query("select entry, text from entry_texts order by entry, seq"):

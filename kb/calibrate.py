@@ -40,7 +40,7 @@ from .build import ensure_built, load_matcher
 from .devset import thread_key
 from .evidence import exporter_family
 from .extract import extract
-from .matcher import CALIBRATION_FILE, DEFAULT_CALIBRATION, FEATURES, Calibration, Matcher
+from .matcher import CALIBRATION_FILE, DEFAULT_CALIBRATION, FEATURES, Calibration, Matcher, text_internal
 from .normalize import clean
 
 FOLDS = 5
@@ -66,7 +66,8 @@ class Scored:
 
 def candidate_features(matcher: Matcher, text: str) -> list[tuple[str, dict[str, float]]]:
     cleaned = clean(text)
-    feats = matcher.features(extract(cleaned, already_clean=True), exporter_family(cleaned))
+    blocks = extract(cleaned, already_clean=True)
+    feats = matcher.features(blocks, exporter_family(cleaned), text_internal(cleaned, blocks))
     return [(eid, f) for eid, (f, _) in feats.items()]
 
 

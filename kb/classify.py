@@ -38,7 +38,7 @@ class Classification:
 
 
 def entry_ref(e: Entry) -> EntryRef:
-    return EntryRef(e.id, e.title, e.exporters, e.patterns, prose_of(e.title, e.rule, e.cause, e.fix))
+    return EntryRef(e.id, e.title, e.exporters, e.patterns, prose_of(e.title, e.rule, e.cause, e.fix), tuple(e.tags))
 
 
 def primary_block(blocks: list[ExceptionBlock], matcher: Matcher, entry_id: str | None) -> ExceptionBlock | None:

@@ -8,7 +8,11 @@ such signals are read here, without any entry-specific knowledge:
 * the traceback's frames inside torch and the exporter packages: the module a frame
   runs in names the exporter and the stage (`torch/onnx/utils.py` is the TorchScript-
   based ONNX exporter, `torch/_inductor/` is AOTInductor, `executorch/exir/` is
-  ExecuTorch's lowering).
+  ExecuTorch's lowering);
+* the shape of an exporter's own bug: a programming error (a KeyError, a TypeError
+  about a function's arguments, an AssertionError) raised in the exporter's own code,
+  or torch's "INTERNAL ASSERT FAILED". Such a failure is worded by whatever line broke,
+  so its words say little; its shape says it is not the user's model.
 
 The matcher turns them into features (kb/matcher.py); kb/calibrate.py learns how much
 each is worth from the train split.
@@ -53,6 +57,18 @@ _FAMILIES: tuple[tuple[str, frozenset[str]], ...] = tuple(
     ))
 
 
+# Exceptions that, raised inside a library's own code, are a bug in it: they report a
+# broken invariant, not a refused input (that is what ValueError, RuntimeError and the
+# exporters' own error classes are for).
+PROGRAMMING_ERRORS = frozenset({
+    "TypeError", "KeyError", "IndexError", "AttributeError", "NameError", "UnboundLocalError",
+    "AssertionError", "ZeroDivisionError", "RecursionError", "StopIteration",
+})
+# What torch prints when it knows the failure is its own: TORCH_INTERNAL_ASSERT's text.
+# ("Please file an issue" was tried too: on train it fixed one report and broke another.)
+_INTERNAL_ASSERT = re.compile(r"INTERNAL ASSERT FAILED|please report a bug to PyTorch", re.IGNORECASE)
+
+
 def exception_type(type_name: str) -> str:
     """The last component of an exception type, the part that survives refactorings."""
     return type_name.rsplit(".", 1)[-1] if type_name else ""
@@ -85,3 +101,25 @@ def exporter_family(text: str) -> frozenset[str]:
         narrowed = ids if family is None else family & ids
         family = narrowed or family  # frames that disagree keep the earlier (outer) evidence
     return family or frozenset()
+
+
+def _deepest_frame_in_package(text: str) -> bool:
+    """Whether the last frame printed (where the final exception was raised) runs in
+    torch or an exporter package rather than in the user's code."""
+    last = None
+    for last in _FRAME_FILE.finditer(text):
+        pass
+    return last is not None and _PACKAGE.search(last["file"].replace("\\", "/")) is not None
+
+
+def internal_error_shape(text: str, raised_type: str) -> float:
+    """1.0 when the failure has the shape of an exporter's own bug: torch's internal-assert
+    text, or a programming error (PROGRAMMING_ERRORS) raised in a package's frame; 0.5
+    for such an exception with no frame to place it; else 0."""
+    if _INTERNAL_ASSERT.search(text):
+        return 1.0
+    if exception_type(raised_type) not in PROGRAMMING_ERRORS:
+        return 0.0
+    if _FRAME_FILE.search(text) is None:
+        return 0.5
+    return 1.0 if _deepest_frame_in_package(text) else 0.0

@@ -38,7 +38,7 @@ from typing import Sequence
 
 import re2
 
-from .evidence import exception_type, exporter_family
+from .evidence import exception_type, exporter_family, internal_error_shape
 from .extract import ExceptionBlock, extract
 from .normalize import clean
 from .prefilter import Prefilter
@@ -54,7 +54,11 @@ MAX_SIMILAR = 12
 # Candidates by prose alone: the entries whose explanation is closest to the text.
 MAX_PROSE = 3
 FEATURES = ("pattern", "pattern_cause", "pattern_alone", "sim", "sim_margin", "type_match", "type_clash",
-            "family_agree", "family_clash", "unexplained_margin", "unexplained_close", "prose", "prose_lead")
+            "family_agree", "family_clash", "unexplained_margin", "unexplained_close", "prose", "prose_lead",
+            "internal", "internal_other")
+# The tag by which an entry says it explains exporters' own bugs as a class; such an
+# entry is a candidate whenever a failure has that shape (evidence.internal_error_shape).
+INTERNAL_TAG = "internal-error"
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
 
@@ -109,6 +113,7 @@ class EntryRef:
     exporters: tuple[str, ...]
     patterns: tuple[str, ...]
     prose: str = ""  # title, rule, cause and fix: the entry's explanation in words
+    tags: tuple[str, ...] = ()
 
 
 @dataclass
@@ -178,6 +183,7 @@ class Matcher:
         self.entries = list(entries)
         self.calibration = calibration or Calibration.load()
         self._by_id = {e.id: e for e in self.entries}
+        self._internal = [e.id for e in self.entries if INTERNAL_TAG in e.tags]
         self._patterns = {e.id: [re2.compile(p, _RE2_OPTIONS) for p in e.patterns] for e in self.entries}
         # Every entry's patterns, behind one literal prefilter: a block runs only the
         # patterns whose required text it holds, whatever the catalogue's size.
@@ -239,8 +245,10 @@ class Matcher:
                     hits[owner] = i
         return hits
 
-    def features(self, blocks: Sequence[ExceptionBlock], family: frozenset[str] = frozenset()) -> dict[str, tuple[dict[str, float], ExceptionBlock]]:
-        """Each candidate entry's evidence, and the exception that gave the most of it."""
+    def features(self, blocks: Sequence[ExceptionBlock], family: frozenset[str] = frozenset(),
+                 internal: float = 0.0) -> dict[str, tuple[dict[str, float], ExceptionBlock]]:
+        """Each candidate entry's evidence, and the exception that gave the most of it.
+        `internal` is the text's evidence.internal_error_shape."""
         blocks = bounded_blocks(blocks)
         if not blocks:
             return {}
@@ -256,7 +264,8 @@ class Matcher:
         by_sim = sorted(sims, key=lambda o: -sims[o][0])
         prose = self._prose.best(prose_tokens("\n".join(head(b.text) for b in blocks)))
         by_prose = sorted(prose, key=lambda o: (-prose[o], o))
-        candidates = dict.fromkeys([*hits, *by_sim[:MAX_SIMILAR], *by_prose[:MAX_PROSE]])
+        candidates = dict.fromkeys([*hits, *by_sim[:MAX_SIMILAR], *by_prose[:MAX_PROSE],
+                                    *(self._internal if internal else ())])
         out: dict[str, tuple[dict[str, float], ExceptionBlock]] = {}
         for eid in candidates:
             sim, sim_i = sims.get(eid, (0.0, raised_i))
@@ -289,15 +298,20 @@ class Matcher:
                 "unexplained_close": float(unexplained >= 0.8 * sim > 0),
                 "prose": prose.get(eid, 0.0),
                 "prose_lead": prose.get(eid, 0.0) - max((prose[o] for o in by_prose[:2] if o != eid), default=0.0),
+                # An exporter's own bug: evidence for the class entry, and against the
+                # others, whose causes are things a user's model does.
+                "internal": internal if eid in self._internal else 0.0,
+                "internal_other": 0.0 if eid in self._internal else internal,
             }
             out[eid] = (feats, blocks[evidence_i])
         return out
 
     # -- public API ---------------------------------------------------------------
-    def rank_blocks(self, blocks: Sequence[ExceptionBlock], family: frozenset[str] = frozenset()) -> list[Match]:
+    def rank_blocks(self, blocks: Sequence[ExceptionBlock], family: frozenset[str] = frozenset(),
+                    internal: float = 0.0) -> list[Match]:
         cal = self.calibration
         ranked = []
-        for eid, (feats, block) in self.features(blocks, family).items():
+        for eid, (feats, block) in self.features(blocks, family, internal).items():
             e = self._by_id[eid]
             conf = round(cal.confidence(feats), 4)
             ranked.append(Match(eid, e.title, conf, e.exporters, feats["pattern"] + feats["pattern_cause"] > 0,
@@ -319,4 +333,11 @@ class Matcher:
         inp = data if isinstance(data, InputText) else read_input(data)
         text = clean(inp.text)
         blocks = extract(text, already_clean=True)
-        return SearchResult(self.rank_blocks(blocks, exporter_family(text)), blocks, list(inp.notes))
+        return SearchResult(self.rank_blocks(blocks, exporter_family(text), text_internal(text, blocks)),
+                            blocks, list(inp.notes))
+
+
+def text_internal(text: str, blocks: Sequence[ExceptionBlock]) -> float:
+    """evidence.internal_error_shape of a cleaned text, with the type of its last exception."""
+    raised = [b for b in blocks if b.kind == "exception"]
+    return internal_error_shape(text, raised[-1].type if raised else "")

@@ -84,3 +84,43 @@ def test_prose_channel_finds_an_entry_by_its_explanation_alone():
     # Stemming is what joins "detaching" in the error to "detach" in the fix.
     from kb.simindex import prose_tokens
     assert set(prose_tokens("detaching requires")) == set(prose_tokens("detach required"))
+
+
+# A programming error raised in torch's own frames (the shape of an exporter's bug), and
+# the same exception type raised in the user's code (not that shape).
+_TORCH_KEYERROR = '''Traceback (most recent call last):
+  File "/home/u/repro.py", line 9, in <module>
+    torch.export.export(model, args, dynamic_shapes=shapes)
+  File "/venv/lib/python3.11/site-packages/torch/fx/experimental/symbolic_shapes.py", line 3526, in _maybe_evaluate_static
+    vr = self.var_to_range[k]
+KeyError: s0'''
+_USER_KEYERROR = '''Traceback (most recent call last):
+  File "/home/u/repro.py", line 9, in <module>
+    config["hidden"]
+KeyError: 'hidden\''''
+
+
+def test_internal_error_shape_reads_the_raising_frame_and_the_type():
+    from kb.evidence import internal_error_shape
+    assert internal_error_shape(_TORCH_KEYERROR, "KeyError") == 1.0
+    assert internal_error_shape(_USER_KEYERROR, "KeyError") == 0.0
+    # The same frames with a refused-input type are not a bug's shape.
+    assert internal_error_shape(_TORCH_KEYERROR.replace("KeyError: s0", "ValueError: s0"), "ValueError") == 0.0
+    assert internal_error_shape("NameError: name 'L' is not defined", "NameError") == 0.5
+    assert internal_error_shape("RuntimeError: false INTERNAL ASSERT FAILED at \"x.cpp\":1, please report a bug to PyTorch.",
+                                "RuntimeError") == 1.0
+
+
+def test_an_internal_error_shape_makes_the_class_entry_a_candidate():
+    from kb.matcher import EntryRef, Matcher
+    bug = EntryRef("exporter-bug", "A bug in the exporter", ("export",), (), "", ("internal-error",))
+    other = EntryRef("dict-key", "A missing configuration key", ("export",), (r"KeyError: 'hidden'",))
+    matcher = Matcher([bug, other])
+    blocks = extract(_TORCH_KEYERROR)
+    feats = {eid: f for eid, (f, _) in matcher.features(blocks, internal=1.0).items()}
+    assert feats["exporter-bug"]["internal"] == 1.0 and feats["exporter-bug"]["internal_other"] == 0.0
+    assert "exporter-bug" not in {eid for eid in matcher.features(blocks, internal=0.0)}
+    ranked = matcher.search(_TORCH_KEYERROR).ranked
+    assert ranked[0].id == "exporter-bug" and ranked[0].features["internal"] == 1.0
+    user = matcher.search(_USER_KEYERROR).ranked
+    assert user[0].id == "dict-key" and all(m.features["internal_other"] == 0.0 for m in user)
