@@ -28,6 +28,9 @@ REF_KINDS = ("exportdb", "graph_breaks", "issues", "docs")
 CORPUS_SOURCES = ("transformers", "torchvision", "timm", "exportdb", "entry")
 _ISSUE_REF = re.compile(r"[\w.-]+/[\w.-]+#\d+")
 ID_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+# Tags become page labels and facet values, which compare case-insensitively in places:
+# "ModelOutput" beside "modeloutput" would be two tags with one label.
+TAG_RE = re.compile(r"[a-z0-9][a-z0-9.+_-]*")
 
 AUTO_FIX_KEYS = ("id", "summary", "exporters", "transform", "retry_as")
 
@@ -147,6 +150,9 @@ def load_entry(folder: Path) -> Entry:
     stage = _str(data, "stage", where)
     if stage not in STAGES:
         raise EntryError(f"{where}: stage '{stage}' is not one of {', '.join(STAGES)}")
+    bad_tags = [t for t in _str_list(data, "tags", where, allow_empty=True) if not TAG_RE.fullmatch(t)]
+    if bad_tags:
+        raise EntryError(f"{where}: tag(s) {bad_tags} must be lower case: letters, digits, '.', '+', '_' or '-'")
     if not isinstance(data["reproduces"], bool):
         raise EntryError(f"{where}: field 'reproduces' must be true or false")
     patterns = _str_list(data, "patterns", where)

@@ -69,6 +69,14 @@ def test_bad_stage(kb_root):
         load_entry(folder)
 
 
+def test_tags_are_lower_case(kb_root):
+    # Two entries tagged "ModelOutput" and "modeloutput" once gave the site one label for two tags.
+    folder = kb_root / "entries" / "static-batch-size"
+    _edit(folder, 'tags = ["dynamic-shapes", "guards", "batch"]', 'tags = ["dynamic-shapes", "Guards", "batch"]')
+    with pytest.raises(EntryError, match=r"tag\(s\) \['Guards'\] must be lower case"):
+        load_entry(folder)
+
+
 def test_issue_reference_must_name_repo_and_number(kb_root):
     folder = kb_root / "entries" / "static-batch-size"
     toml = (folder / "entry.toml").read_text()

@@ -283,6 +283,32 @@ def test_coverage_passes_on_a_complete_catalogue(site_build):
     site_i18n.check(covs)
 
 
+# --- One vocabulary (kb/site/terms.py) ----------------------------------------------------
+
+def test_the_committed_catalogues_follow_the_term_table():
+    from kb.site import terms
+    assert {"trace", "release", "lowering", "kernel", "delegate", "pytree"} <= set(terms.TERMS_BY_NAME)
+    found = terms.check(("ko", "zh_CN"))
+    assert not found, "\n".join(map(str, found[:20]))
+
+
+def test_a_stray_rendering_is_flagged_unless_waived(tmp_path):
+    from kb.site import terms
+    po = tmp_path / "entries.po"
+    po.write_text(
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        'msgid "The tracer records one path through ``torch.jit.trace``."\nmsgstr "추적기는 ``torch.jit.trace``\\ 로 한 경로를 기록합니다."\n\n'
+        'msgid "Tracing the model bakes the shape in."\nmsgstr "모델을 트레이스하면 형태가 고정됩니다."\n\n'
+        '# terms-ok: guard\nmsgid "A lock guards the counter."\nmsgstr "잠금이 카운터를 보호합니다."\n\n'
+        'msgid "Export it with torch.export.export."\nmsgstr "torch.export.export로 내보냅니다."\n',
+        encoding="utf-8")
+    found = terms.check_catalogue("ko", "entries", po)
+    # Only the second message strays: 트레이스 for "tracing". The first uses 추적; the
+    # third is waived; the fourth's 내보냅니다 is a conjugation of 내보내다.
+    assert [(f.term, f.msgid) for f in found] == [("trace", "Tracing the model bakes the shape in.")]
+    assert "추적" in str(found[0])
+
+
 def _broken_locale(site_build, tmp_path: Path, **change) -> Path:
     locale = tmp_path / "locale"
     shutil.copytree(site_build.locale, locale, ignore=shutil.ignore_patterns("*.mo"))

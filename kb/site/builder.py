@@ -3,6 +3,7 @@
     python -m kb.site [--lang en --lang ko ...] [--full] [--allow-untranslated]
     python -m kb.site --update-po      # regenerate .pot and merge into the ko/zh_CN .po files
     python -m kb.site --coverage       # translation coverage per language
+    python -m kb.site --terms          # translations that stray from docs/TRANSLATING.md's term table
 
 Output: _build/html/<lang>/ (doctrees in _build/doctrees/<lang>, catalogue templates in
 _build/gettext). Every Sphinx run uses -W --keep-going, so any warning fails the build
@@ -25,7 +26,7 @@ from pathlib import Path
 
 from .. import paths
 from ..build import ensure_built
-from . import data, fork, i18n, render
+from . import data, fork, i18n, render, terms
 from .languages import LANGS, TRANSLATED_LANGS
 
 
@@ -210,7 +211,15 @@ def main(argv: list[str] | None = None) -> int:
                     help="build ko/zh_CN even with untranslated messages (English shows in their place)")
     ap.add_argument("--update-po", action="store_true", help="regenerate .pot and update the ko/zh_CN .po files")
     ap.add_argument("--coverage", action="store_true", help="print translation coverage and exit")
+    ap.add_argument("--terms", action="store_true",
+                    help="list translated messages that do not use the term table's renderings, and exit")
     args = ap.parse_args(argv)
+    if args.terms:
+        found = terms.check(tuple(lang for lang in (args.lang or LANGS) if lang != "en"))
+        for finding in found:
+            print(finding)
+        print(f"{len(found)} message(s) stray from the term table ({terms.table_path().name})")
+        return 1 if found else 0
     try:
         if args.update_po:
             for lang, c in update_po().items():
