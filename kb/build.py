@@ -28,7 +28,7 @@ from .observations import VERSIONED_LIBS, read_observations, run_of
 from . import version_status
 from .version_status import EntryVersions
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 @dataclass
@@ -76,7 +76,8 @@ def _create_tables(kdb: sqlite_utils.Database) -> None:
         {"id": str, "title": str, "rule": str, "exporters": str, "stage": str, "tags": str,
          "reproduces_on_pinned": int, "patterns": str, "cause": str, "fix": str, "notes": str,
          "refs": str, "failing_code": str, "fixed_code": str, "url": str,
-         "reproduces_on": str, "fixed_in": str, "retired": int, "version_summary": str, "error_text": str},
+         "reproduces_on": str, "fixed_in": str, "retired": int, "version_summary": str, "error_text": str,
+         "artifact_step": str, "artifact_side": str},
         pk="id",
     )
     kdb["entry_versions"].create(
@@ -148,6 +149,8 @@ def _entry_row(e: Entry, versions: EntryVersions, texts: list[str]) -> dict:
         "fixed_in": versions.fixed_in,
         "retired": int(versions.retired),
         "version_summary": versions.summary(),
+        "artifact_step": e.artifact_step,
+        "artifact_side": e.artifact_side,
         "error_text": texts[0] if texts else None,
     }
 

@@ -21,6 +21,10 @@ EXPORTERS = (
 )
 # Where in an export attempt a failure happens, in pipeline order.
 STAGES = ("capture", "lower", "save-load", "run", "numeric")
+# After the export: the step with the artifact at which the failure shows, and the side
+# whose release, runtime or environment the fix belongs to. Every save-load entry says both.
+ARTIFACT_STEPS = ("save", "load", "run")
+ARTIFACT_SIDES = ("exporting", "loading")
 REQUIRED = ("id", "title", "rule", "exporters", "stage", "tags", "reproduces", "patterns", "cause", "fix")
 REF_KINDS = ("exportdb", "graph_breaks", "issues", "docs")
 # Corpus sources an entry's `silent_models` may name (collectors/corpus). kb/ keeps its
@@ -77,6 +81,8 @@ class Entry:
     # numeric-stage entry names the models it was diagnosed on instead.
     silent_models: tuple[str, ...] = ()
     auto_fix: AutoFix | None = None
+    artifact_step: str = ""  # ARTIFACT_STEPS, or "" for a failure before there is an artifact
+    artifact_side: str = ""  # ARTIFACT_SIDES, or ""
 
     def explains_silently(self, source: str, model: str, exporter: str, stage: str) -> bool:
         return stage == "numeric" and exporter in self.exporters and f"{source}/{model}" in self.silent_models
@@ -197,6 +203,7 @@ def load_entry(folder: Path) -> Entry:
     if not isinstance(notes, str):
         raise EntryError(f"{where}: field 'notes' must be a string")
     silent = _silent_models(data, stage, where)
+    artifact_step, artifact_side = _artifact(data, stage, where)
     auto_fix = _auto_fix(data, where)
     return Entry(
         id=entry_id,
@@ -217,7 +224,26 @@ def load_entry(folder: Path) -> Entry:
         case_exporters=dict(cases_raw),
         silent_models=silent,
         auto_fix=auto_fix,
+        artifact_step=artifact_step,
+        artifact_side=artifact_side,
     )
+
+
+def _artifact(data: dict, stage: str, where: str) -> tuple[str, str]:
+    """The [artifact] table: step (save, load, run) and side (exporting, loading)."""
+    table = data.get("artifact")
+    if table is None:
+        if stage == "save-load":
+            raise EntryError(f"{where}: a save-load entry needs an [artifact] table with step "
+                             f"({', '.join(ARTIFACT_STEPS)}) and side ({', '.join(ARTIFACT_SIDES)})")
+        return "", ""
+    if not isinstance(table, dict) or set(table) != {"step", "side"}:
+        raise EntryError(f"{where}: [artifact] must hold exactly 'step' and 'side'")
+    if table["step"] not in ARTIFACT_STEPS:
+        raise EntryError(f"{where}: [artifact] step '{table['step']}' is not one of {', '.join(ARTIFACT_STEPS)}")
+    if table["side"] not in ARTIFACT_SIDES:
+        raise EntryError(f"{where}: [artifact] side '{table['side']}' is not one of {', '.join(ARTIFACT_SIDES)}")
+    return table["step"], table["side"]
 
 
 def _silent_models(data: dict, stage: str, where: str) -> tuple[str, ...]:

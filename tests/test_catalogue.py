@@ -69,6 +69,21 @@ def test_bad_stage(kb_root):
         load_entry(folder)
 
 
+def test_a_save_load_entry_says_its_step_and_side(kb_root):
+    folder = kb_root / "entries" / "static-batch-size"
+    entry = load_entry(folder)
+    assert (entry.artifact_step, entry.artifact_side) == ("run", "exporting")
+    _edit(folder, 'side = "exporting"', 'side = "runtime"')
+    with pytest.raises(EntryError, match="side 'runtime' is not one of exporting, loading"):
+        load_entry(folder)
+    # Without the table a run entry is fine; a save-load entry is not.
+    _edit(folder, '[artifact]\nstep = "run"\nside = "runtime"\n', '')
+    assert load_entry(folder).artifact_step == ""
+    _edit(folder, 'stage = "run"', 'stage = "save-load"')
+    with pytest.raises(EntryError, match=r"a save-load entry needs an \[artifact\] table"):
+        load_entry(folder)
+
+
 def test_tags_are_lower_case(kb_root):
     # Two entries tagged "ModelOutput" and "modeloutput" once gave the site one label for two tags.
     folder = kb_root / "entries" / "static-batch-size"

@@ -153,6 +153,16 @@ def test_entry_page_shows_the_code_and_error_that_ran(site_build, kb_db, kb_rows
     assert "copybutton.js" in text
 
 
+def test_a_post_export_entry_says_at_which_step_and_on_which_side(site_build):
+    loading = visible_text(page(site_build, "en", "entries/export-load-other-release.html"))
+    assert "After the export" in loading and "fails while the exported artifact is loaded" in loading
+    assert "The fix is on the loading side" in loading
+    saving = visible_text(page(site_build, "en", "entries/export-save-pytree-name.html"))
+    assert "fails while the exported artifact is written" in saving and "The fix is on the exporting side" in saving
+    capture = visible_text(page(site_build, "en", "entries/data-dependent-branch.html"))
+    assert "After the export" not in capture
+
+
 def test_entry_that_no_longer_reproduces_says_so(site_build):
     text = visible_text(page(site_build, "en", "entries/frozen-storage-mutation.html"))
     # The committed sweep: reproduces on 2.4.1 only; 2.15.0 is the newest release that ran it.

@@ -84,6 +84,8 @@ class EntryPage:
     fix_results: list[FixResult] = field(default_factory=list)
     fixed_in: str | None = None
     retired: bool = False
+    artifact_step: str = ""  # save, load or run: after the export, where it fails ("" before)
+    artifact_side: str = ""  # exporting or loading: whose release or runtime the fix belongs to
 
     @property
     def corpus_hits(self) -> int:
@@ -264,7 +266,7 @@ def _entry_page(conn: sqlite3.Connection, row: sqlite3.Row) -> EntryPage:
         stage=row["stage"], tags=json.loads(row["tags"]), reproduces_on_pinned=bool(row["reproduces_on_pinned"]),
         patterns=json.loads(row["patterns"]), cause=row["cause"], fix=row["fix"], notes=row["notes"] or "",
         refs=json.loads(row["refs"]), reproduces_on=json.loads(row["reproduces_on"]), fixed_in=row["fixed_in"],
-        retired=bool(row["retired"]),
+        retired=bool(row["retired"]), artifact_step=row["artifact_step"] or "", artifact_side=row["artifact_side"] or "",
     )
     # failing.py first, its variants by name, the fixed script last: the order a reader compares them.
     for c in _rows(conn, 'select * from cases where entry = ? order by kind = \'fixed\', "case" != \'failing.py\', "case"',

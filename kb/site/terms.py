@@ -5,7 +5,8 @@ English prose uses a table term must use that term's rendering in its translatio
 Korean page that says 트레이스 in one paragraph and 추적 in the next reads as two ideas.
 
 Only prose counts: inline literals, roles, links' targets and substitutions are removed
-from both sides first, so ``torch.jit.trace`` does not ask for 추적. Korean attaches
+from both sides first, so ``torch.jit.trace`` does not ask for 추적; so are code written
+as plain words and quoted text (an error message) on the English side. Korean attaches
 particles and endings to a stem, and conjugation changes the last syllable (내보내기,
 내보낸, 내보냅니다), so a one-word Korean rendering of three syllables or more matches by
 its first two.
@@ -33,6 +34,8 @@ _MARKUP = re.compile(r"``.*?``|:\w+:`[^`]*`|`[^`<]*<[^>]*>`_{1,2}|\|[\w-]+\||htt
 _PARENS = re.compile(r"\([^)]*\)")
 # Code written without markup: torch.export.export, strict=False, aten::add, max_len.
 _CODE_WORD = re.compile(r"\S*\w(?:[._=(\[]|::|\\_)+\w\S*")
+# Quoted text: an error message or a search word, which stays in English in every language.
+_QUOTED = re.compile(r'"[^"\n]{1,300}"|“[^”\n]{1,300}”')
 # A translator's comment "# terms-ok: guard, kernel" on a message: the English uses the
 # word in another sense there (a lock guards a counter; a convolution's kernel).
 _OK = re.compile(r"terms-ok:\s*(?P<terms>.+)")
@@ -111,7 +114,7 @@ def prose(text: str) -> str:
 
 def english_prose(text: str) -> str:
     """An English message's prose, without code written as plain words (torch.export)."""
-    return _CODE_WORD.sub(" ", prose(text))
+    return _CODE_WORD.sub(" ", _QUOTED.sub(" ", prose(text)))
 
 
 def _waived(message) -> set[str]:

@@ -15,6 +15,8 @@ ENTRY_COLUMNS = {
     "rule": "The rule the failure teaches, in one sentence.",
     "exporters": f"Exporter ids the failure concerns (JSON list; one of {', '.join(EXPORTERS)}).",
     "stage": f"Where in an export attempt it fails: {', '.join(STAGES)}.",
+    "artifact_step": "After the export: save, load or run, the step with the exported artifact where it fails (empty before there is one).",
+    "artifact_side": "After the export: exporting or loading, the side whose release, runtime or environment the fix belongs to.",
     "tags": "Topic tags (JSON list).",
     "reproduces_on_pinned": "1 if failing.py still fails on the pinned torch; 0 if the failure no longer reproduces there.",
     "patterns": "RE2 expressions for the error texts this entry explains, in any torch release's wording (JSON list).",
@@ -143,7 +145,8 @@ def metadata() -> dict:
                     "entries": {
                         "description": "One row per catalogue entry: a known export failure, its cause and fix.",
                         "columns": ENTRY_COLUMNS,
-                        "facets": ["stage", "reproduces_on_pinned", "retired", "fixed_in", {"array": "exporters"}, {"array": "tags"}],
+                        "facets": ["stage", "artifact_step", "artifact_side", "reproduces_on_pinned", "retired", "fixed_in",
+                                   {"array": "exporters"}, {"array": "tags"}],
                         "sortable_columns": ["id", "stage"],
                     },
                     "cases": {
