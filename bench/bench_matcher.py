@@ -52,7 +52,7 @@ def scaled_matcher(db: Path, scale: int) -> Matcher:
             eid = r.id if k == 0 else f"{r.id}-{tag}"
             big_refs.append(EntryRef(eid, r.title, r.exporters,
                                      r.patterns if k == 0 else tuple(f"{p}(?:{tag})?" for p in r.patterns),
-                                     r.prose if k == 0 else f"{r.prose} {tag}"))
+                                     r.prose if k == 0 else f"{r.prose} {tag}", r.tags))
             big_texts[eid] = [t if k == 0 else f"{t} {tag}" for t in learned.get(r.id, ())]
         big_unexplained += [t if k == 0 else f"{t} {tag}" for t in unexplained]
     return Matcher(big_refs, big_texts, big_unexplained)

@@ -53,6 +53,8 @@ MAX_BLOCKS = 12
 MAX_SIMILAR = 12
 # Candidates by prose alone: the entries whose explanation is closest to the text.
 MAX_PROSE = 3
+# Class entries for exporters' own bugs added when the text has that shape, closest prose first.
+MAX_INTERNAL = 2
 FEATURES = ("pattern", "pattern_cause", "pattern_alone", "sim", "sim_margin", "type_match", "type_clash",
             "family_agree", "family_clash", "unexplained_margin", "unexplained_close", "prose", "prose_lead",
             "internal", "internal_other")
@@ -255,6 +257,7 @@ class Matcher:
         raised_i = max((i for i, b in enumerate(blocks) if b.kind == "exception"), default=len(blocks) - 1)
         hits = self._hits(blocks)
         raised_named = raised_i in hits.values()
+        named_by = Counter(hits.values())  # block index -> how many entries' patterns name it
         sims: dict[str, tuple[float, int]] = {}
         for i, block in enumerate(blocks):
             for owner, s in self._index.best(text_tokens(block.text)).items():
@@ -264,8 +267,8 @@ class Matcher:
         by_sim = sorted(sims, key=lambda o: -sims[o][0])
         prose = self._prose.best(prose_tokens("\n".join(head(b.text) for b in blocks)))
         by_prose = sorted(prose, key=lambda o: (-prose[o], o))
-        candidates = dict.fromkeys([*hits, *by_sim[:MAX_SIMILAR], *by_prose[:MAX_PROSE],
-                                    *(self._internal if internal else ())])
+        internal_ids = sorted(self._internal, key=lambda o: (-prose.get(o, 0.0), o))[:MAX_INTERNAL] if internal else []
+        candidates = dict.fromkeys([*hits, *by_sim[:MAX_SIMILAR], *by_prose[:MAX_PROSE], *internal_ids])
         out: dict[str, tuple[dict[str, float], ExceptionBlock]] = {}
         for eid in candidates:
             sim, sim_i = sims.get(eid, (0.0, raised_i))
@@ -284,7 +287,7 @@ class Matcher:
                 "pattern": float(hit_i is not None and (hit_i == raised_i or not raised_named)),
                 "pattern_cause": float(hit_i is not None and hit_i != raised_i and raised_named),
                 # no other entry's pattern names the same exception
-                "pattern_alone": float(hit_i is not None and sum(j == hit_i for j in hits.values()) == 1),
+                "pattern_alone": float(hit_i is not None and named_by[hit_i] == 1),
                 "sim": sim,
                 "sim_margin": sim - others,
                 "type_match": self._type_weight.get(etype, 0.0) if etype in types else 0.0,

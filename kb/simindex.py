@@ -68,7 +68,14 @@ def prose_tokens(text: str) -> list[str]:
     errors: the explanation says "tracing" where the error says "traced", and names an API
     (`register_fake`, `torch.jit.script`) by the parts an error also prints."""
     words = [w for w in _PROSE_WORD.findall(text.lower().replace("_", " ")) if w not in _PROSE_STOP]
-    return _stemmer().stemWords(words)
+    return [_stem(w) for w in words]
+
+
+# The pure-Python stemmer costs more than the rest of a search's prose channel, and the
+# words of error texts repeat from one paste to the next.
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    return _stemmer().stemWord(word)
 
 
 class SimIndex:
