@@ -103,13 +103,12 @@ def exporter_family(text: str) -> frozenset[str]:
     return family or frozenset()
 
 
-def _deepest_frame_in_package(text: str) -> bool:
-    """Whether the last frame printed (where the final exception was raised) runs in
-    torch or an exporter package rather than in the user's code."""
+def _last_frame_file(text: str) -> str | None:
+    """The file of the last frame printed: where the final exception was raised."""
     last = None
     for last in _FRAME_FILE.finditer(text):
         pass
-    return last is not None and _PACKAGE.search(last["file"].replace("\\", "/")) is not None
+    return last["file"].replace("\\", "/") if last is not None else None
 
 
 def internal_error_shape(text: str, raised_type: str) -> float:
@@ -120,6 +119,7 @@ def internal_error_shape(text: str, raised_type: str) -> float:
         return 1.0
     if exception_type(raised_type) not in PROGRAMMING_ERRORS:
         return 0.0
-    if _FRAME_FILE.search(text) is None:
+    raised_in = _last_frame_file(text)
+    if raised_in is None:
         return 0.5
-    return 1.0 if _deepest_frame_in_package(text) else 0.0
+    return 1.0 if _PACKAGE.search(raised_in) else 0.0
