@@ -103,12 +103,17 @@ def exporter_family(text: str) -> frozenset[str]:
     return family or frozenset()
 
 
-def _last_frame_file(text: str) -> str | None:
-    """The file of the last frame printed: where the final exception was raised."""
+def _last_frame(text: str):
     last = None
     for last in _FRAME_FILE.finditer(text):
         pass
-    return last["file"].replace("\\", "/") if last is not None else None
+    return last
+
+
+def raising_frame(text: str) -> str | None:
+    """The last frame line printed: where the final exception was raised."""
+    last = _last_frame(text)
+    return last.group(0).strip() if last is not None else None
 
 
 def internal_error_shape(text: str, raised_type: str) -> float:
@@ -119,7 +124,7 @@ def internal_error_shape(text: str, raised_type: str) -> float:
         return 1.0
     if exception_type(raised_type) not in PROGRAMMING_ERRORS:
         return 0.0
-    raised_in = _last_frame_file(text)
-    if raised_in is None:
+    last = _last_frame(text)
+    if last is None:
         return 0.5
-    return 1.0 if _PACKAGE.search(raised_in) else 0.0
+    return 1.0 if _PACKAGE.search(last["file"].replace("\\", "/")) else 0.0

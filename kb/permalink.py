@@ -18,9 +18,9 @@ import zlib
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from .evidence import exporter_family, family_frames
+from .evidence import exporter_family, family_frames, raising_frame
 from .extract import ExceptionBlock, extract
-from .matcher import bounded_blocks
+from .matcher import bounded_blocks, text_internal
 
 BOUNDARY = "The above exception was the direct cause of the following exception:"
 # One line, this short: readable in the address bar as it is.
@@ -78,6 +78,11 @@ def excerpt(text: str) -> Excerpt:
     blocks = original = bounded_blocks(extract(text, already_clean=True))
     # With no exception line anywhere the matcher read the text's tail, frames and all.
     frames = [] if all(b.kind == "text" for b in blocks) else _family_frames(text)
+    # The frame that raised says whether the failure has the shape of an exporter's own
+    # bug (evidence.internal_error_shape), so the excerpt keeps it too.
+    raised_in = raising_frame(text) if any(b.kind != "text" for b in blocks) else None
+    if raised_in and (not frames or frames[-1] != raised_in):
+        frames = [*frames, raised_in]
     composed = _compose(frames, blocks)
     while len(encode(composed)) > MAX_TOKEN_CHARS and (len(blocks) > 1 or len(frames) > 1):
         # Over budget: keep the exceptions raised last, which carry most of the evidence.
@@ -88,8 +93,9 @@ def excerpt(text: str) -> Excerpt:
         composed = _compose(frames, blocks)
     while len(encode(composed)) > MAX_TOKEN_CHARS:
         composed = composed[len(composed) // 4:]  # one long exception that does not compress (CJK text, say)
-    exact = (bounded_blocks(extract(composed, already_clean=True)) == original
-             and exporter_family(composed) == exporter_family(text))
+    kept = bounded_blocks(extract(composed, already_clean=True))
+    exact = (kept == original and exporter_family(composed) == exporter_family(text)
+             and text_internal(composed, kept) == text_internal(text, original))
     return Excerpt(composed, exact)
 
 
