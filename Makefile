@@ -30,7 +30,7 @@ system-deps:
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[collect,ui,site,dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[collect,ui,site,dev,cluster]'
 	$(BIN)/python -m collectors.corpus.torchvision_compat --install-pth
 	@rm -f $(VENV)/.installed-*
 	@touch $@

@@ -41,6 +41,7 @@ class ModelTask:
     exporters: list[str]
     build_key: str
     keys: dict[str, str]
+    corpus: str = ""  # the --corpus name it came from (a module:path for a custom source)
 
 
 @dataclass
@@ -96,8 +97,10 @@ def plan(sources: list[str], exporters: list[str], models: list[str] | None, sha
          versions: dict, done: set[str], limit: int | None = None) -> list[ModelTask]:
     tasks = []
     specs: list[tuple[object, ModelSpec]] = []
+    names: dict[int, str] = {}
     for name in sources:
         module = _source_module(name)
+        names[id(module)] = name
         specs.extend((module, s) for s in module.list_models())
     specs.sort(key=lambda ms: (ms[1].source, ms[1].id))
     if models:
@@ -113,7 +116,7 @@ def plan(sources: list[str], exporters: list[str], models: list[str] | None, sha
         keys = {e: observation_key(spec.source, spec.id, e, case_hash, versions) for e in exporters}
         todo = [e for e in exporters if keys[e] not in done]
         if todo:
-            tasks.append(ModelTask(module, spec, case_hash, todo, build_key, keys))
+            tasks.append(ModelTask(module, spec, case_hash, todo, build_key, keys, names[id(module)]))
     return tasks[:limit] if limit else tasks
 
 
@@ -238,40 +241,57 @@ def attempt_record(task: ModelTask, done: dict, versions: dict, env: dict, repo:
                    message=message, traceback=output, stages=[], **common)
 
 
-def collect(sources: list[str], exporters: list[str], *, models: list[str] | None = None, jobs: int = 2,
-            shard: tuple[int, int] | None = None, attempt_timeout: float = 600.0, build_timeout: float = 300.0,
-            memory_mb: float = 8000.0, out: Path | None = None, limit: int | None = None,
-            apply_fixes: bool = False,
-            progress: Callable[[int, int, Tally, str], None] | None = None) -> tuple[Path, Tally, int]:
-    """Run the corpus; with `apply_fixes`, retry its explained failures with the entries' automatic fixes."""
-    unknown = [e for e in exporters if e not in EXPORTERS]
-    if unknown:
-        raise ValueError(f"unknown exporter(s) {unknown}; known: {', '.join(EXPORTERS)}")
-    versions, env = library_versions(), environment()
-    if apply_fixes:
-        out = out or fixes_output_path(versions)
-        done = {r["key"] for r in read_observations(out.parent).records} | existing_keys(out)
-        tasks = fix_plan(sources, models, shard, versions, done, limit)
+def tasks_for(items: list[tuple[str, str]], exporters: list[str], versions: dict) -> list[ModelTask]:
+    """Tasks for exact (corpus source name, model id) pairs, keyed with `versions`: how a
+    remote interpreter rebuilds the tasks a driver planned (collectors.remote)."""
+    by_source: dict[str, tuple[object, dict[str, ModelSpec]]] = {}
+    tasks = []
+    for source, model_id in items:
+        if source not in by_source:
+            module = _source_module(source)
+            by_source[source] = (module, {s.id: s for s in module.list_models()})
+        module, specs = by_source[source]
+        spec = specs.get(model_id)
+        if spec is None:
+            raise ValueError(f"{source} lists no model {model_id!r} here")
+        case_hash = _definition_hash(module, spec)
+        keys = {e: observation_key(spec.source, spec.id, e, case_hash, versions) for e in exporters}
+        tasks.append(ModelTask(module, spec, case_hash, list(exporters),
+                               observation_key(spec.source, spec.id, "build", case_hash, versions), keys, source))
+    return tasks
+
+
+def build_failure_record(task: ModelTask, outcome, versions: dict, env: dict, repo: Path, build_timeout: float,
+                         memory_mb: float) -> dict:
+    """The one `build` observation of a model whose child never reported it was built."""
+    error = next((m for m in outcome.messages if m.get("type") == "error"), None)
+    if error:
+        message = f"{error['exc_type']}: {error['message']}"
     else:
-        out = out or output_path(versions, shard)
-        done = {r["key"] for r in read_observations(out.parent).records} | existing_keys(out)
-        tasks = plan(sources, exporters, models, shard, versions, done, limit)
-    total = sum(len(t.exporters) for t in tasks)
-    # Fix retries may run any exporter; a plain run only the chosen ones.
-    warm_up(tuple(EXPORTERS) if apply_fixes else tuple(exporters), tuple(sources))
-    tally = Tally()
+        message = {"timeout": f"building the model timed out after {build_timeout:.0f}s",
+                   "oom": f"building the model exceeded {memory_mb:.0f} MB",
+                   "crash": f"building the model crashed ({outcome.signal})"}.get(outcome.outcome, "building the model failed")
+    record = _record(task, "build", versions, env, stage="build", outcome="build",
+                     exc_type=error["exc_type"] if error else None, message=message,
+                     traceback=trim(portable(outcome.output, repo)) if outcome.output.strip() else None,
+                     stages=[], duration_s=outcome.duration_s, peak_rss_mb=outcome.peak_rss_mb,
+                     returncode=outcome.returncode, signal=outcome.signal)
+    record["key"] = task.build_key
+    return record
+
+
+def run_tasks(tasks: list[ModelTask], versions: dict, env: dict, *, jobs: int, attempt_timeout: float,
+              build_timeout: float, memory_mb: float, on_record: Callable[[ModelTask, dict, int], None]) -> None:
+    """Run planned tasks in forked children, `jobs` models at a time.
+
+    `on_record(task, record, settled)` gets every observation as it is made, with the
+    number of planned attempts it settles (a model that did not build settles them all).
+    The caller decides where records go: a file here, stdout in a remote interpreter."""
     repo = paths.root()
 
     def on_message(task: ModelTask, message: dict) -> None:
-        if message.get("type") != "attempt-done":
-            return
-        record = attempt_record(task, message, versions, env, repo)
-        if record["key"] not in done:
-            append_observation(out, record)
-            done.add(record["key"])
-        tally.add(record["outcome"])
-        if progress:
-            progress(tally.attempts, total, tally, f"{task.spec.source}/{task.spec.id} {message['exporter']}")
+        if message.get("type") == "attempt-done":
+            on_record(task, attempt_record(task, message, versions, env, repo), 1)
 
     def budget_after(messages: list[dict]) -> float:
         # Once built, the model's child gets a full attempt budget per remaining exporter.
@@ -280,31 +300,56 @@ def collect(sources: list[str], exporters: list[str], *, models: list[str] | Non
     work = _model_worker(attempt_timeout, memory_mb)
     for task, outcome in imap_forked(tasks, work, jobs=jobs, on_message=on_message, timeout_s=build_timeout,
                                      memory_mb=memory_mb, budget_after=budget_after):
-        built = any(m.get("type") == "built" for m in outcome.messages)
-        if built:
-            continue
-        error = next((m for m in outcome.messages if m.get("type") == "error"), None)
-        if error:
-            message = f"{error['exc_type']}: {error['message']}"
-        else:
-            message = {"timeout": f"building the model timed out after {build_timeout:.0f}s",
-                       "oom": f"building the model exceeded {memory_mb:.0f} MB",
-                       "crash": f"building the model crashed ({outcome.signal})"}.get(outcome.outcome, "building the model failed")
-        record = _record(task, "build", versions, env, stage="build", outcome="build",
-                         exc_type=error["exc_type"] if error else None, message=message,
-                         traceback=trim(portable(outcome.output, repo)) if outcome.output.strip() else None,
-                         stages=[], duration_s=outcome.duration_s, peak_rss_mb=outcome.peak_rss_mb,
-                         returncode=outcome.returncode, signal=outcome.signal)
-        record["key"] = task.build_key
+        if not any(m.get("type") == "built" for m in outcome.messages):
+            on_record(task, build_failure_record(task, outcome, versions, env, repo, build_timeout, memory_mb),
+                      len(task.exporters))
+
+
+def known_keys(out: Path) -> set[str]:
+    """Keys already recorded: in the observations folder of `out`, and in `out` itself."""
+    return {r["key"] for r in read_observations(out.parent).records} | existing_keys(out)
+
+
+def collect(sources: list[str], exporters: list[str], *, models: list[str] | None = None, jobs: int = 2,
+            shard: tuple[int, int] | None = None, attempt_timeout: float = 600.0, build_timeout: float = 300.0,
+            memory_mb: float = 8000.0, out: Path | None = None, limit: int | None = None,
+            apply_fixes: bool = False,
+            progress: Callable[[int, int, Tally, str], None] | None = None) -> tuple[Path, Tally, int]:
+    """Run the corpus; with `apply_fixes`, retry its explained failures with the entries' automatic fixes."""
+    check_exporters(exporters)
+    versions, env = library_versions(), environment()
+    if apply_fixes:
+        out = out or fixes_output_path(versions)
+        done = known_keys(out)
+        tasks = fix_plan(sources, models, shard, versions, done, limit)
+    else:
+        out = out or output_path(versions, shard)
+        done = known_keys(out)
+        tasks = plan(sources, exporters, models, shard, versions, done, limit)
+    total = sum(len(t.exporters) for t in tasks)
+    # Fix retries may run any exporter; a plain run only the chosen ones.
+    warm_up(tuple(EXPORTERS) if apply_fixes else tuple(exporters), tuple(sources))
+    tally = Tally()
+
+    def on_record(task: ModelTask, record: dict, settled: int) -> None:
         if record["key"] not in done:
             append_observation(out, record)
             done.add(record["key"])
-        tally.add("build")
-        for _ in task.exporters[1:]:
-            tally.attempts += 1  # the other exporters of an unbuildable model are settled too
+        tally.add(record["outcome"])
+        tally.attempts += settled - 1  # the other exporters of an unbuildable model are settled too
         if progress:
-            progress(tally.attempts, total, tally, f"{task.spec.source}/{task.spec.id} (build failed)")
+            what = record["exporter"] if record["outcome"] != "build" else "(build failed)"
+            progress(tally.attempts, total, tally, f"{task.spec.source}/{task.spec.id} {what}")
+
+    run_tasks(tasks, versions, env, jobs=jobs, attempt_timeout=attempt_timeout, build_timeout=build_timeout,
+              memory_mb=memory_mb, on_record=on_record)
     return out, tally, total
+
+
+def check_exporters(exporters: list[str]) -> None:
+    unknown = [e for e in exporters if e not in EXPORTERS]
+    if unknown:
+        raise ValueError(f"unknown exporter(s) {unknown}; known: {', '.join(EXPORTERS)}")
 
 
 def merge(folder: Path | None = None) -> list[tuple[Path, int]]:

@@ -14,6 +14,7 @@ child dies is never lost. Its stdout/stderr go to a file the result can quote.
 """
 from __future__ import annotations
 
+import ctypes
 import faulthandler
 import json
 import os
@@ -95,6 +96,10 @@ def _warm_up(exporters: tuple[str, ...], sources: tuple[str, ...]) -> None:
         except Exception:  # the torchvision models will record their own build failures
             pass
         wanted += [name for name in ("transformers", "timm") if name in sources]
+        if "transformers" in sources:  # older companions: the builders' `dtype=` under its old name
+            from .corpus.transformers_compat import accept_dtype_keyword
+
+            accept_dtype_keyword()
     if {"onnx", "onnx-legacy"} & set(exporters):
         wanted += ["onnx", "onnxscript", "onnxruntime"]
     if "executorch" in exporters:
@@ -123,6 +128,15 @@ def _warm_up(exporters: tuple[str, ...], sources: tuple[str, ...]) -> None:
             torch.onnx.export(model, args, dynamo=True, verbose=False)
         except Exception:  # the onnx attempts will report it themselves
             pass
+
+
+def die_with_parent() -> None:
+    """A child whose parent is killed (SIGKILL leaves no time to clean up) dies too,
+    instead of running on with nobody reading its results."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def _rss_kb(pid: int) -> int:
@@ -158,6 +172,7 @@ class Child:
         code = 1
         try:
             os.setpgid(0, 0)  # own process group: a timeout also kills compilers it started
+            die_with_parent()
             os.dup2(self._log.fileno(), 1)
             os.dup2(self._log.fileno(), 2)
             # A crash's Python stack goes to the child's own log, which the record quotes.

@@ -428,9 +428,18 @@ def compat(releases, exporters, timeout, keep_venvs, runtimes, case_set, as_json
 @click.option("--apply-fixes", is_flag=True,
               help="Retry the corpus failures that an entry with an automatic fix explains, with that fix "
                    "(observations/fixes/).")
+@click.option("--ray", "ray_address", is_flag=False, flag_value="local", default=None, metavar="[ADDRESS]",
+              help="Run the models as tasks on the Ray cluster at ADDRESS (host:port); alone, on a Ray "
+                   "started on this machine for the run. Needs the cluster extra.")
+@click.option("--torch", "torch_version", default=None, metavar="VERSION",
+              help="Run on this torch release, in the sweep's venv for it (made on each node if missing).")
+@click.option("--batch", default=2, show_default=True, type=click.IntRange(1, 100),
+              help="Models per task, with --ray or --torch.")
 def collect(sources, exporters, models, jobs, shard, timeout, build_timeout, memory_mb, limit, out_path, merge,
-            apply_fixes):
-    """Run exporters over the corpus in isolated warm workers; append observations (resumable)."""
+            apply_fixes, ray_address, torch_version, batch):
+    """Run exporters over the corpus in isolated warm workers; append observations (resumable).
+
+    --models takes comma-separated patterns, or @FILE with one pattern per line."""
     try:
         from collectors.collect import collect as run_collect, merge as run_merge, parse_shard
     except ImportError as exc:
@@ -438,6 +447,13 @@ def collect(sources, exporters, models, jobs, shard, timeout, build_timeout, mem
     if merge:
         for target, added in run_merge():
             out.print(f"merged {added} observations into {target.name}")
+        return
+    model_patterns = _model_patterns(models)
+    if ray_address is not None or torch_version:
+        if shard or apply_fixes:
+            raise click.UsageError("--shard and --apply-fixes run on the local pool, without --ray or --torch")
+        _collect_cluster(sources, exporters, model_patterns, jobs, timeout, build_timeout, memory_mb, limit,
+                         out_path, ray_address, torch_version, batch)
         return
     try:
         shard_spec = parse_shard(shard)
@@ -453,13 +469,62 @@ def collect(sources, exporters, models, jobs, shard, timeout, build_timeout, mem
         try:
             path, tally, total = run_collect(
                 [s.strip() for s in sources.split(",") if s.strip()], [e.strip() for e in exporters.split(",") if e.strip()],
-                models=[m.strip() for m in models.split(",")] if models else None, jobs=jobs, shard=shard_spec,
+                models=model_patterns, jobs=jobs, shard=shard_spec,
                 attempt_timeout=timeout, build_timeout=build_timeout, memory_mb=memory_mb, out=out_path, limit=limit,
                 apply_fixes=apply_fixes, progress=progress)
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
     counts = ", ".join(f"{k} {v}" for k, v in sorted(tally.counts.items())) or "nothing to do"
     out.print(f"{tally.attempts}/{total} attempts recorded in {path}: {counts}")
+
+
+def _model_patterns(models: str | None) -> list[str] | None:
+    if not models:
+        return None
+    if models.startswith("@"):
+        path = Path(models[1:])
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise click.UsageError(f"--models {models}: cannot read {path}: {exc}") from None
+        found = [ln.strip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+        if not found:
+            raise click.UsageError(f"--models {models}: {path} names no model")
+        return found
+    return [m.strip() for m in models.split(",") if m.strip()]
+
+
+def _collect_cluster(sources, exporters, models, jobs, timeout, build_timeout, memory_mb, limit, out_path,
+                     ray_address, torch_version, batch):
+    from collectors.cluster import ClusterError, collect_cluster
+
+    with _progress("collecting", counts=True, transient=False) as update:
+
+        def progress(done, total, tally, label):
+            update(done, total, label[:60], counts=" ".join(f"{k}={v}" for k, v in sorted(tally.counts.items())))
+
+        try:
+            path, tally, total, report = collect_cluster(
+                [s.strip() for s in sources.split(",") if s.strip()], [e.strip() for e in exporters.split(",") if e.strip()],
+                models=models, address=None if ray_address in (None, "local") else ray_address,
+                use_ray=ray_address is not None, torch_version=torch_version, jobs=jobs, batch=batch,
+                attempt_timeout=timeout, build_timeout=build_timeout, memory_mb=memory_mb, out=out_path, limit=limit,
+                progress=progress)
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+        except ClusterError as exc:
+            raise click.ClickException(str(exc)) from None
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(tally.counts.items())) or "nothing to do"
+    nodes = ", ".join(f"{n} ({b})" for n, b in sorted(report.nodes.items())) or "none"
+    out.print(f"{tally.attempts}/{total} attempts recorded in {path}: {counts}")
+    out.print(f"{report.backend}: {report.batches} tasks on {len(report.nodes)} nodes ({nodes}); "
+              f"{report.skipped} of {report.planned} planned "
+              f"attempts were already recorded; {report.wall_s:.0f}s")
+    for error in report.errors:
+        out.print(f"[red]{escape(error)}[/]")
+    if report.errors:
+        out.print(f"[yellow]{report.lost} attempts were not recorded; run the same command again to resume[/]")
+        sys.exit(1)
 
 
 @cli.command()

@@ -1,0 +1,285 @@
+"""`exportkb collect --ray [ADDRESS]` and `--torch VERSION`: the corpus as tasks on a cluster.
+
+The plan is the local pool's (collectors.collect.plan), made by the interpreter that will
+do the work, because the keys carry its library versions and a release's transformers
+lists its own model types. Models go out in small batches. Each batch is one task: it
+prepares the release's interpreter on its node if needed (a sweep venv, plus RE2 for
+the project's patterns), then runs `python -m collectors.remote run` there, which
+isolates every attempt exactly like the local pool (a forked child per model, a
+grandchild per exporter, time and memory limits) and prints one JSON line per
+observation.
+
+The driver is the only writer. It appends each record whose key is not yet recorded,
+as one whole line (kb.observations.append_observation), so resume by key, no duplicates
+and no torn lines hold as they do locally. A task lost with its worker or node is run
+again by Ray (`max_retries`); whatever that task had printed is simply recorded once.
+
+Two backends run the same tasks:
+* `ray`: a Ray cluster at ADDRESS, or without one a local Ray started for the run;
+* `local`: threads on this machine (`--torch` without `--ray`), no Ray needed.
+Ray is imported only for the first; it is the optional `cluster` extra.
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Callable
+
+from kb import paths
+from kb.observations import append_observation
+from kb.version_status import release_of
+
+from .collect import Tally, check_exporters, known_keys, output_path
+from .isolate import child_env
+from .pool import die_with_parent
+from .versions import library_versions
+
+RETRIES = 3  # a task whose worker or node died is run again this many times
+
+
+class ClusterError(RuntimeError):
+    """The run could not start or a task could not run; the message says where and why."""
+
+
+@dataclass
+class ClusterReport:
+    backend: str
+    torch: str | None = None
+    versions: dict = field(default_factory=dict)
+    planned: int = 0  # attempts the plan holds for the chosen models
+    skipped: int = 0  # of those, already recorded: not run again
+    batches: int = 0
+    recorded: int = 0  # new lines written
+    nodes: dict[str, int] = field(default_factory=dict)  # node -> batches it ran
+    errors: list[str] = field(default_factory=list)  # batches whose interpreter failed
+    lost: int = 0  # attempts a failed batch left unrecorded (run again on resume)
+    wall_s: float = 0.0
+
+
+# --- what runs on a node (plain functions: Ray ships them by reference) ---------------
+
+def release_python(torch_version: str | None, executorch: bool) -> str:
+    """This node's interpreter for a torch release, prepared once per node under a lock.
+
+    The installed release is the project's own interpreter. Another release gets the
+    sweep's venv (collectors.sweep.create_venv: that torch and the companions of its
+    time), with the project's RE2 pin added and, when asked, the paired executorch."""
+    if torch_version is None or torch_version == release_of(library_versions()["torch"]):
+        return sys.executable
+    from . import sweep
+
+    folder = sweep.sweep_dir() / f"torch-{torch_version}"
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    ready = folder / f"collect-ready{'-executorch' if executorch else ''}"
+    with open(folder.parent / f"torch-{torch_version}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one task per node prepares; the others wait for it
+        python = folder / "venv" / "bin" / "python"
+        if ready.exists() and python.exists():
+            return str(python)
+        try:
+            if not python.exists():
+                python = sweep.create_venv(torch_version, folder)
+            sweep.run_pip(python, ["install", "--only-binary", ":all:", f"google-re2=={metadata.version('google-re2')}"],
+                          sweep.pip_log(torch_version))
+            if executorch and sweep.probe_versions(python)["versions"].get("executorch") is None:
+                # A release with no executorch still runs; its executorch attempts record why.
+                sweep.add_executorch(python, torch_version)
+        except sweep.SweepError as exc:
+            raise ClusterError(f"{socket.gethostname()}: torch {torch_version}: {exc}") from None
+        ready.write_text("ready\n")
+        return str(python)
+
+
+def _remote(python: str, command: str, spec: dict) -> tuple[list[dict], int, str]:
+    env = child_env()
+    # The project first; then whatever the node was started with (a custom corpus source).
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(paths.root()), env.get("PYTHONPATH", "")) if p)
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen([python, "-m", "collectors.remote", command], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=err, cwd=paths.root(), env=env,
+                                preexec_fn=die_with_parent)
+        stdout, _ = proc.communicate(json.dumps(spec).encode())
+        err.seek(0, os.SEEK_END)
+        err.seek(max(0, err.tell() - 4000))
+        tail = err.read().decode("utf-8", "replace")
+    rows = []
+    for line in stdout.decode("utf-8", "replace").splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue  # a line cut by a kill: that attempt is run again
+    return rows, proc.returncode, tail
+
+
+def plan_task(torch_version: str | None, spec: dict) -> dict:
+    python = release_python(torch_version, "executorch" in spec["exporters"])
+    rows, code, tail = _remote(python, "plan", spec)
+    if code or not rows:
+        raise ClusterError(f"{socket.gethostname()}: planning in {python} failed (exit {code}):\n{tail}")
+    return rows[0]
+
+
+def run_batch(torch_version: str | None, spec: dict) -> dict:
+    python = release_python(torch_version, "executorch" in spec["exporters"])
+    rows, code, tail = _remote(python, "run", spec)
+    return {"rows": [r for r in rows if "record" in r], "returncode": code, "stderr": tail,
+            "node": _node_name(), "pid": os.getpid()}
+
+
+def _node_name() -> str:
+    """The Ray node a task ran on (several may share a host), or the host without Ray."""
+    try:
+        import ray
+
+        if ray.is_initialized():
+            return f"{socket.gethostname()}:{ray.get_runtime_context().get_node_id()[:8]}"
+    except ImportError:
+        pass
+    return socket.gethostname()
+
+
+# --- backends -------------------------------------------------------------------------
+
+class LocalBackend:
+    """Tasks in threads of this process; each task's work is its own subprocess."""
+    name = "local"
+
+    def __init__(self, jobs: int):
+        self.pool = ThreadPoolExecutor(max_workers=jobs)
+
+    def call(self, fn, *args):
+        return fn(*args)
+
+    def submit(self, fn, *args):
+        return self.pool.submit(fn, *args)
+
+    def wait_any(self, pending: list) -> tuple[list, list]:
+        done, rest = wait(pending, return_when=FIRST_COMPLETED)
+        return list(done), list(rest)
+
+    def result(self, handle):
+        return handle.result()
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True)
+
+
+class RayBackend:
+    name = "ray"
+
+    def __init__(self, address: str | None, jobs: int):
+        try:
+            import ray
+        except ImportError:
+            raise ClusterError("--ray needs Ray: pip install 'exportkb[cluster]' -c constraints.txt") from None
+        import logging
+
+        self.ray = ray
+        options = {"logging_level": logging.WARNING, "include_dashboard": False, "log_to_driver": False}
+        if address:
+            ray.init(address=address, **options)
+        else:  # a Ray of our own on this machine, for this run
+            ray.init(num_cpus=jobs, object_store_memory=256 * 2**20, **options)
+        self._remote = {}
+
+    def _fn(self, fn):
+        if fn not in self._remote:
+            self._remote[fn] = self.ray.remote(num_cpus=1, max_retries=RETRIES, retry_exceptions=False)(fn)
+        return self._remote[fn]
+
+    def call(self, fn, *args):
+        return self.ray.get(self._fn(fn).remote(*args))
+
+    def submit(self, fn, *args):
+        return self._fn(fn).remote(*args)
+
+    def wait_any(self, pending: list) -> tuple[list, list]:
+        return self.ray.wait(pending, num_returns=1)
+
+    def result(self, handle):
+        return self.ray.get(handle)
+
+    def close(self) -> None:
+        self.ray.shutdown()
+
+
+# --- the driver -----------------------------------------------------------------------
+
+def collect_cluster(sources: list[str], exporters: list[str], *, models: list[str] | None = None,
+                    address: str | None = None, use_ray: bool = True, torch_version: str | None = None,
+                    jobs: int = 2, batch: int = 2, attempt_timeout: float = 600.0, build_timeout: float = 300.0,
+                    memory_mb: float = 8000.0, out: Path | None = None, limit: int | None = None,
+                    progress: Callable[[int, int, Tally, str], None] | None = None
+                    ) -> tuple[Path, Tally, int, ClusterReport]:
+    check_exporters(exporters)
+    if batch < 1:
+        raise ValueError("--batch takes a positive number of models per task")
+    start = time.monotonic()
+    backend = RayBackend(address, jobs) if use_ray else LocalBackend(jobs)
+    report = ClusterReport(backend.name, torch_version)
+    try:
+        planned = backend.call(plan_task, torch_version,
+                               {"sources": sources, "exporters": exporters, "models": models})
+        report.versions = versions = planned["versions"]
+        out = out or output_path(versions, None)
+        done = known_keys(out)
+        todo = []  # (source, model, exporters still to record)
+        for t in planned["tasks"]:
+            report.planned += len(t["keys"])
+            if t["build_key"] in done:
+                report.skipped += len(t["keys"])
+                continue
+            left = [e for e in exporters if t["keys"][e] not in done]
+            report.skipped += len(exporters) - len(left)
+            if left:
+                todo.append((t["corpus"], t["model"], left))
+        todo = todo[:limit] if limit else todo
+        total = sum(len(left) for _, _, left in todo)
+        tally = Tally()
+        limits = {"attempt_timeout": attempt_timeout, "build_timeout": build_timeout, "memory_mb": memory_mb}
+        pending = []
+        for i in range(0, len(todo), batch):
+            chunk = todo[i:i + batch]
+            spec = {"exporters": exporters, "models": [[s, m] for s, m, _ in chunk],
+                    "exporters_for": {f"{s}/{m}": left for s, m, left in chunk}, **limits}
+            pending.append(backend.submit(run_batch, torch_version, spec))
+            report.batches += 1
+        # Each batch's attempts, to count what a failed batch left unrecorded.
+        while pending:
+            finished, pending = backend.wait_any(pending)
+            for handle in finished:
+                try:
+                    result = backend.result(handle)
+                except Exception as exc:  # Ray gave up on the task after its retries
+                    report.errors.append(f"a task failed after {RETRIES} retries: {type(exc).__name__}: {exc}"[:2000])
+                    continue
+                report.nodes[result["node"]] = report.nodes.get(result["node"], 0) + 1
+                for row in result["rows"]:
+                    record = row["record"]
+                    if record["key"] not in done:
+                        append_observation(out, record)
+                        done.add(record["key"])
+                        report.recorded += 1
+                    tally.add(record["outcome"])
+                    tally.attempts += int(row.get("settled", 1)) - 1
+                    if progress:
+                        what = record["exporter"] if record["outcome"] != "build" else "(build failed)"
+                        progress(tally.attempts, total, tally, f"{record['source']}/{record['model']} {what}")
+                if result["returncode"]:
+                    report.errors.append(f"{result['node']}: the collector exited with {result['returncode']}:\n"
+                                         + result["stderr"][-1500:])
+        report.lost = max(0, total - tally.attempts)
+    finally:
+        backend.close()
+        report.wall_s = round(time.monotonic() - start, 1)
+    return out, tally, total, report
