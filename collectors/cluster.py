@@ -40,7 +40,7 @@ from kb.observations import append_observation
 from kb.version_status import release_of
 
 from .collect import Tally, check_exporters, known_keys, output_path
-from .isolate import child_env
+from .isolate import interpreter_env
 from .pool import die_with_parent
 from .versions import library_versions
 
@@ -73,35 +73,42 @@ def release_python(torch_version: str | None, executorch: bool) -> str:
 
     The installed release is the project's own interpreter. Another release gets the
     sweep's venv (collectors.sweep.create_venv: that torch and the companions of its
-    time), with the project's RE2 pin added and, when asked, the paired executorch."""
+    time), the corpus's own libraries of its time (sweep.CORPUS_LIBS), the project's RE2
+    pin and, when asked, the paired executorch. A marker records what was installed, so
+    a venv prepared for less (or cut short by a kill) is completed, never trusted."""
     if torch_version is None or torch_version == release_of(library_versions()["torch"]):
         return sys.executable
     from . import sweep
 
     folder = sweep.sweep_dir() / f"torch-{torch_version}"
     folder.parent.mkdir(parents=True, exist_ok=True)
-    ready = folder / f"collect-ready{'-executorch' if executorch else ''}"
+    extras = [f"google-re2=={metadata.version('google-re2')}",
+              *(f"{lib}=={pin}" for lib, pin in sorted(sweep.CORPUS_LIBS.get(torch_version, {}).items()))]
+    recipe = json.dumps({"extras": extras, "executorch": executorch}, sort_keys=True)
+    ready = folder / "collect-ready.json"
     with open(folder.parent / f"torch-{torch_version}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one task per node prepares; the others wait for it
         python = folder / "venv" / "bin" / "python"
-        if ready.exists() and python.exists():
+        if python.exists() and ready.exists() and ready.read_text() == recipe:
             return str(python)
         try:
-            if not python.exists():
+            if not (folder / "venv-made").exists() or not python.exists():  # none, or one a kill cut short
                 python = sweep.create_venv(torch_version, folder)
-            sweep.run_pip(python, ["install", "--only-binary", ":all:", f"google-re2=={metadata.version('google-re2')}"],
+                (folder / "venv-made").write_text("made\n")
+            # With the release's torch named, so pip can never swap it for another.
+            sweep.run_pip(python, ["install", "--only-binary", ":all:", *extras, f"torch=={torch_version}"],
                           sweep.pip_log(torch_version))
             if executorch and sweep.probe_versions(python)["versions"].get("executorch") is None:
                 # A release with no executorch still runs; its executorch attempts record why.
                 sweep.add_executorch(python, torch_version)
         except sweep.SweepError as exc:
             raise ClusterError(f"{socket.gethostname()}: torch {torch_version}: {exc}") from None
-        ready.write_text("ready\n")
+        ready.write_text(recipe)
         return str(python)
 
 
 def _remote(python: str, command: str, spec: dict) -> tuple[list[dict], int, str]:
-    env = child_env()
+    env = interpreter_env(python)
     # The project first; then whatever the node was started with (a custom corpus source).
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(paths.root()), env.get("PYTHONPATH", "")) if p)
     with tempfile.TemporaryFile() as err:
@@ -215,6 +222,17 @@ class RayBackend:
 
 # --- the driver -----------------------------------------------------------------------
 
+def releases_output_path(versions: dict) -> Path:
+    """The pinned release's corpus file; any other release's run goes to observations/releases/.
+
+    Apart on purpose, like fix retries: the corpus run's pass rates, unexplained signatures
+    and README figures are about the pinned release, and the releases comparison reads
+    this folder (kb.releases) with the pinned release's results for the same models."""
+    if release_of(versions.get("torch")) == release_of(library_versions()["torch"]):
+        return output_path(versions, None)
+    return output_path(versions, None, paths.observations_dir() / "releases")
+
+
 def collect_cluster(sources: list[str], exporters: list[str], *, models: list[str] | None = None,
                     address: str | None = None, use_ray: bool = True, torch_version: str | None = None,
                     jobs: int = 2, batch: int = 2, attempt_timeout: float = 600.0, build_timeout: float = 300.0,
@@ -231,7 +249,7 @@ def collect_cluster(sources: list[str], exporters: list[str], *, models: list[st
         planned = backend.call(plan_task, torch_version,
                                {"sources": sources, "exporters": exporters, "models": models})
         report.versions = versions = planned["versions"]
-        out = out or output_path(versions, None)
+        out = out or releases_output_path(versions)
         done = known_keys(out)
         todo = []  # (source, model, exporters still to record)
         for t in planned["tasks"]:

@@ -35,7 +35,7 @@ from kb.observations import SCHEMA, append_observation, existing_keys, observati
 
 from . import sweep
 from .compat_worker import NUMPY_EXPECTED
-from .isolate import child_env
+from .isolate import child_env, interpreter_env
 from .portable import trim
 from .versions import library_versions
 
@@ -155,7 +155,7 @@ def _run_worker(python: Path, command: str, spec: dict, extra: list[str], timeou
         json.dump(spec, fh)
     try:
         proc = subprocess.run([str(python), str(WORKER), command, fh.name, *extra], capture_output=True, text=True,
-                              timeout=timeout_s, env=child_env())
+                              timeout=timeout_s, env=interpreter_env(python))
     finally:
         Path(fh.name).unlink(missing_ok=True)
     rows = []

@@ -55,12 +55,22 @@ def child_env() -> dict[str, str]:
     return env
 
 
+def interpreter_env(python: str | Path) -> dict[str, str]:
+    """child_env() for running `python`, as if its venv were activated: the venv's own
+    console scripts come first on PATH. Without it a sweep venv's executorch cannot find
+    the `flatc` it installed, and every .pte it writes fails with FileNotFoundError, an
+    error of the harness that no user who activates a venv ever sees."""
+    env = child_env()
+    env["PATH"] = os.pathsep.join(p for p in (str(Path(python).parent), env.get("PATH", "")) if p)
+    return env
+
+
 def run_script(script: Path, *, timeout_s: float = DEFAULT_TIMEOUT_S, memory_mb: int = DEFAULT_MEMORY_MB,
                python: str = sys.executable) -> ScriptRun:
     script = Path(script).resolve()
     start = time.monotonic()
     proc = subprocess.Popen(
-        [python, script.name], cwd=script.parent, env=child_env(),
+        [python, script.name], cwd=script.parent, env=interpreter_env(python),
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         preexec_fn=_limit_memory(memory_mb), start_new_session=True,
     )

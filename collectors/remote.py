@@ -40,7 +40,7 @@ def _plan(spec: dict) -> dict:
 def _run(spec: dict, write) -> None:
     from .collect import run_tasks, tasks_for
     from .pool import warm_up
-    from .versions import environment, library_versions
+    from .versions import environment, library_versions, model_lib_versions
 
     versions, env = library_versions(), environment()
     items = [tuple(item) for item in spec["models"]]
@@ -53,7 +53,10 @@ def _run(spec: dict, write) -> None:
             task.exporters = [e for e in task.exporters if e in only]
     warm_up(tuple(spec["exporters"]), tuple(sorted({s for s, _ in items})))
 
+    model_libs = model_lib_versions()
+
     def on_record(_task, record: dict, settled: int) -> None:
+        record = {**record, "model_libs": model_libs}
         write(json.dumps({"record": record, "settled": settled}, default=str) + "\n")
 
     run_tasks(tasks, versions, env, jobs=int(spec.get("jobs", 1)), attempt_timeout=float(spec["attempt_timeout"]),

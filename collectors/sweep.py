@@ -79,6 +79,28 @@ EXECUTORCH: dict[str, str] = {
     "2.15.0": "1.5.1",
 }
 DEFAULT_RELEASES = tuple(COMPANIONS)  # every release with pins, oldest first
+# What the corpus's model sources need besides (collectors.cluster, `collect --torch`):
+# torchvision is released in lockstep with torch (2.X.Y pairs with 0.(X+15).Y); timm by
+# the same rule as the companions above (the newest upload before that torch's own, read
+# from PyPI's JSON API on 2026-11-26). 2.15.0 has no torchvision wheel on the registry:
+# its torchvision and timm models cannot be built there. Entry sweeps do not install these.
+# onnx-ir by the same date rule (ONNX_IR below): left to pip, a release's onnxscript gets
+# today's onnx-ir, which 0.3 to 0.5 cannot use (the onnx-onnxscript-onnx-ir-mismatch
+# entry, which the entry sweep keeps reproducing on purpose). The corpus compares the
+# exporters, not today's dependency drift, so it takes the onnx-ir of the time.
+ONNX_IR = {"2.7.1": "0.1.1", "2.8.0": "0.1.4", "2.9.1": "0.1.12", "2.10.0": "0.1.14", "2.11.0": "0.2.0",
+           "2.12.1": "0.2.1", "2.13.0": "0.2.1", "2.14.1": "1.0.0"}
+CORPUS_LIBS: dict[str, dict[str, str]] = {
+    "2.1.2": {"torchvision": "0.16.2", "timm": "0.9.12"}, "2.2.2": {"torchvision": "0.17.2", "timm": "0.9.16"},
+    "2.3.1": {"torchvision": "0.18.1", "timm": "1.0.3"}, "2.4.1": {"torchvision": "0.19.1", "timm": "1.0.9"},
+    "2.5.1": {"torchvision": "0.20.1", "timm": "1.0.11"}, "2.6.0": {"torchvision": "0.21.0", "timm": "1.0.14"},
+    "2.7.1": {"torchvision": "0.22.1", "timm": "1.0.15"}, "2.8.0": {"torchvision": "0.23.0", "timm": "1.0.19"},
+    "2.9.1": {"torchvision": "0.24.1", "timm": "1.0.22"}, "2.10.0": {"torchvision": "0.25.0", "timm": "1.0.24"},
+    "2.11.0": {"torchvision": "0.26.0", "timm": "1.0.25"}, "2.12.1": {"torchvision": "0.27.1", "timm": "1.0.27"},
+    "2.13.0": {"torchvision": "0.28.0", "timm": "1.0.27"}, "2.14.1": {"torchvision": "0.29.1", "timm": "1.0.30"},
+}
+for _release, _pin in ONNX_IR.items():
+    CORPUS_LIBS[_release]["onnx-ir"] = _pin
 
 # Run inside the throw-away venv: what it really has, read from package metadata.
 _VERSIONS_PROBE = """

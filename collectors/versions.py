@@ -20,3 +20,19 @@ def library_versions() -> dict[str, str | None]:
 
 def environment() -> dict[str, str]:
     return {"python": platform.python_version(), "platform": f"{sys.platform}-{platform.machine()}"}
+
+
+# Libraries the corpus's sources build models with, and onnx-ir (collectors.sweep.ONNX_IR). Not part of an observation's key
+# (adding them would re-key every recorded attempt), but recorded beside it on runs of
+# other releases, where they differ from the project's pins.
+MODEL_LIBS = ("torchvision", "timm", "numpy", "onnx-ir")
+
+
+def model_lib_versions() -> dict[str, str | None]:
+    found: dict[str, str | None] = {}
+    for lib in MODEL_LIBS:
+        try:
+            found[lib] = metadata.version(lib)
+        except metadata.PackageNotFoundError:
+            found[lib] = None
+    return found

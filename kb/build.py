@@ -25,10 +25,10 @@ from .devset import thread_key
 from .matcher import CALIBRATION_FILE, EntryRef, Matcher, prose_of
 from .normalize import clean
 from .observations import VERSIONED_LIBS, read_observations, run_of
-from . import version_status
+from . import releases, version_status
 from .version_status import EntryVersions
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 
 @dataclass
@@ -47,7 +47,7 @@ def fingerprint() -> str:
     files = []
     for base, patterns in (
         (paths.entries_dir(), ("*/entry.toml", "*/*.py")),
-        (paths.observations_dir(), ("*.jsonl", "fixes/*.jsonl", "compat/*.jsonl")),
+        (paths.observations_dir(), ("*.jsonl", "fixes/*.jsonl", "compat/*.jsonl", "releases/*.jsonl")),
         (Path(__file__).parent, ("*.py", CALIBRATION_FILE.name)),
         (root / "devset", ("*.jsonl", "reports/*.jsonl")),
     ):
@@ -125,6 +125,16 @@ def _create_tables(kdb: sqlite_utils.Database) -> None:
          "duration_s": float, "written_onnxruntime": str, "loaded_onnxruntime": str},
         pk="key",
     )
+    # The corpus sample on several torch releases (kb/releases.py).
+    kdb["release_runs"].create(
+        {"key": str, "source": str, "model": str, "exporter": str, "torch": str, "outcome": str, "stage": str,
+         "exc_type": str, "message": str, "matched_entry": str}, pk="key")
+    kdb["release_rates"].create({"exporter": str, "torch": str, "models": int, "ok": int, "pass_rate": float},
+                                pk=("exporter", "torch"))
+    kdb["release_changes"].create(
+        {"source": str, "model": str, "exporter": str, "before": str, "after": str, "direction": str,
+         "before_outcome": str, "after_outcome": str, "entry": str, "error": str},
+        pk=("source", "model", "exporter", "before", "after"))
     kdb["meta"].create({"key": str, "value": str}, pk="key")
 
 
@@ -280,6 +290,17 @@ def _compat_rows(records: list[dict], matcher: Matcher):
                "loaded_onnxruntime": (rec.get("versions") or {}).get("onnxruntime")}
 
 
+def _release_rows(corpus: list[dict], classes: dict, matcher: Matcher, entries: list[Entry]) -> list[dict]:
+    """`release_runs`: every run of the release sample (observations/releases/), and the
+    pinned release's corpus results for the same models, each failure classified."""
+    others = read_observations(paths.observations_dir() / "releases").records
+    sampled = {(r["source"], r["model"]) for r in others}
+    rows = [releases.run_row(r, c.matched_entry if (c := classify(r, matcher, entries)) else None) for r in others]
+    rows += [releases.run_row(r, c.matched_entry if (c := classes.get(r["key"])) else None) for r in corpus
+             if (r["source"], r["model"]) in sampled and run_of(r) == "collect"]
+    return sorted(rows, key=lambda r: r["key"])
+
+
 def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
     db = Path(db or paths.db_path())
     db.parent.mkdir(parents=True, exist_ok=True)
@@ -324,6 +345,10 @@ def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
         kdb["fix_attempts"].insert_all(fix_attempts)
         kdb["entry_fixes"].insert_all(fix_summary)
         kdb["compat"].insert_all(_compat_rows(compat, matcher))
+        release_runs = _release_rows(observations, classes, matcher, entries)
+        kdb["release_runs"].insert_all(release_runs)
+        kdb["release_rates"].insert_all(releases.rate_rows(releases.rates(release_runs)))
+        kdb["release_changes"].insert_all(releases.change_rows(releases.changes(release_runs)))
         kdb["entries"].enable_fts(["title", "rule", "cause", "fix", "patterns"], tokenize="porter")
         kdb["observations"].enable_fts(["exc_type", "message"], tokenize="porter")
         for col in ("run", "exporter", "outcome", "matched_entry", "torch", "entry", "model", "signature"):

@@ -35,11 +35,37 @@ def outcomes(path):
     return {(r["model"], r["exporter"]): (r["outcome"], r["exc_type"], r["stage"], r["signal"]) for r in records(path)}
 
 
+MARK = f"exportkb-test-{os.getpid()}"  # in the environment of this module's nodes, and so of their tasks
+
+
 def _env():
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), str(REPO)]), "RAY_AUTH_MODE": "disabled",
-           "RAY_USAGE_STATS_ENABLED": "0"}
+           "RAY_USAGE_STATS_ENABLED": "0", "EXPORTKB_TEST_CLUSTER": MARK}
     env.pop("RAY_ADDRESS", None)
     return env
+
+
+def _ours(pid: int) -> bool:
+    """A process of this module's cluster: any other Ray on the machine is left alone."""
+    try:
+        return f"EXPORTKB_TEST_CLUSTER={MARK}".encode() in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:
+        return False
+
+
+def _stop(temp: Path) -> None:
+    """Stop this cluster only (`ray stop` would stop every Ray on the machine)."""
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit() and int(proc.name) != os.getpid():
+            try:
+                mine = str(temp).encode() in (proc / "cmdline").read_bytes() or _ours(int(proc.name))
+            except OSError:
+                continue
+            if mine:
+                try:
+                    os.kill(int(proc.name), signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
 
 
 def _free_port():
@@ -70,7 +96,7 @@ def cluster():
             pytest.fail(f"the second Ray node never joined: {status.stdout[-2000:]}")
         yield address
     finally:
-        subprocess.run([str(RAY), "stop", "--force"], env=_env(), capture_output=True, timeout=120)
+        _stop(temp)
         shutil.rmtree(temp, ignore_errors=True)
 
 
@@ -117,7 +143,7 @@ def _collector_processes():
             stat = (proc / "stat").read_text()
         except OSError:
             continue
-        if b"collectors.remote" in cmdline and b"run" in cmdline:
+        if b"collectors.remote" in cmdline and b"run" in cmdline and _ours(int(proc.name)):
             found[int(proc.name)] = int(stat.rsplit(")", 1)[1].split()[1])
     return found
 

@@ -209,6 +209,29 @@ def test_compat_page_has_a_matrix_per_exporter_and_links_failing_loads_to_entrie
         assert "Why these loads fail" not in visible_text(translated)  # the headings are translated
 
 
+def test_releases_page_charts_each_exporter_and_links_the_changes_entries(site_build, committed_site, kb_db):
+    import sqlite3
+
+    conn = sqlite3.connect(kb_db)
+    rates = conn.execute("select exporter, torch, ok, models from release_rates").fetchall()
+    explained = {r[0] for r in conn.execute("select entry from release_changes where entry is not null")}
+    conn.close()
+    assert rates, "the committed release runs are missing from kb.db"
+    html = page(site_build, "en", "corpus/releases.html")
+    assert "The corpus across releases" in visible_text(html)
+    assert html.count('<svg class="kb-chart kb-release-chart"') == 1
+    for exporter, torch, ok, models in rates:
+        assert f"<title>{exporter} {torch}: {ok}/{models}</title>" in html
+    for entry in explained:
+        assert f'href="../entries/{entry}.html"' in html
+    assert committed_site is not None, "the committed catalogues are incomplete"
+    for lang in ("ko", "zh_CN"):
+        translated = (committed_site / lang / "corpus" / "releases.html").read_text(encoding="utf-8")
+        assert '<svg class="kb-chart kb-release-chart"' in translated
+        assert all(f'href="../entries/{entry}.html"' in translated for entry in explained)
+        assert "What changed between releases" not in visible_text(translated)  # the headings are translated
+
+
 def test_translated_pages_change_prose_but_not_code(site_build):
     en = page(site_build, "en", "entries/data-dependent-guard.html")
     for lang, marker in (("ko", "한국어 번역"), ("zh_CN", "中文译文")):

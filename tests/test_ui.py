@@ -271,3 +271,22 @@ def test_docs_links_serve_the_built_page_or_fall_back_to_the_entry_page(kb_root)
     r = asyncio.run(datasette.client.get("/docs/ko/entries/static-batch-size.html"))
     assert r.status_code == 200 and "정적 배치" in r.text
     assert asyncio.run(datasette.client.get("/docs/ko")).headers["location"] == "/docs/ko/index.html"
+
+
+def test_releases_page_draws_the_rates_kb_db_holds_and_links_the_changes_entries(ds, kb_db):
+    import sqlite3
+
+    conn = sqlite3.connect(kb_db)
+    rates = conn.execute("select exporter, torch, ok, models from release_rates").fetchall()
+    entries = {r[0] for r in conn.execute("select entry from release_changes where entry is not null")}
+    conn.close()
+    assert rates, "the committed release runs are missing from kb.db"
+    r = get(ds, "/releases")
+    assert r.status_code == 200 and "Corpus across releases" in r.text
+    assert '<svg class="kb-chart kb-release-chart"' in r.text
+    for exporter, torch, ok, models in rates:
+        assert f"<title>{exporter} {torch}: {ok}/{models}</title>" in r.text
+        assert f'/kb/release_runs?exporter={exporter}&amp;torch={torch}">{ok}/{models}</a>' in r.text
+    for entry in entries:
+        assert f'<a href="/entry/{entry}">{entry}</a>' in r.text
+    assert 'href="/releases"' in get(ds, "/").text  # in the menu

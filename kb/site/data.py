@@ -13,6 +13,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import releases as releases_mod
 from ..catalogue import EXPORTERS, STAGES
 from ..version_status import REPRODUCING, code_hash, release_key, release_of
 
@@ -163,11 +164,44 @@ class CompatGrid:
 
 
 @dataclass
+class ReleaseComparison:
+    """The corpus sample across torch releases (kb.releases), as the page and the UI show it."""
+    releases: list[str]
+    rates: list  # kb.releases.ReleaseRate, exporter then release
+    changes: list  # kb.releases.ReleaseChange
+    models: int  # distinct models compared on every release
+
+    def rate(self, exporter: str, torch: str):
+        return next((r for r in self.rates if r.exporter == exporter and r.torch == torch), None)
+
+    @property
+    def exporters(self) -> list[str]:
+        return list(dict.fromkeys(r.exporter for r in self.rates))
+
+    def changes_between(self) -> list[tuple[str, str, list]]:
+        pairs: dict[tuple[str, str], list] = {}
+        for c in self.changes:
+            pairs.setdefault((c.before, c.after), []).append(c)
+        return [(a, b, cs) for (a, b), cs in pairs.items()]
+
+
+def release_comparison(rows) -> ReleaseComparison | None:
+    """kb.db's release_runs rows (kb.releases.RUNS_SQL) compared; None before any other release ran."""
+    rows = [dict(r) for r in rows]
+    order, cells = releases_mod.compared(rows)
+    if len(order) < 2:
+        return None
+    return ReleaseComparison(order, releases_mod.rates(rows), releases_mod.changes(rows),
+                             len({(s, m) for s, m, _ in cells}))
+
+
+@dataclass
 class SiteData:
     entries: list[EntryPage]
     corpus: Corpus
     entry_runs: list[EntryRuns]
     compat: list[CompatGrid] = field(default_factory=list)
+    releases: ReleaseComparison | None = None
     exporters: tuple[str, ...] = EXPORTERS
     stages: tuple[str, ...] = STAGES
 
@@ -404,6 +438,7 @@ def load(db: Path) -> SiteData:
     conn.row_factory = sqlite3.Row
     try:
         entries = [_entry_page(conn, r) for r in _rows(conn, "select * from entries order by id")]
-        return SiteData(entries, _corpus(conn), _entry_runs(conn), compat_grids(_rows(conn, COMPAT_SQL)))
+        return SiteData(entries, _corpus(conn), _entry_runs(conn), compat_grids(_rows(conn, COMPAT_SQL)),
+                        release_comparison(_rows(conn, releases_mod.RUNS_SQL)))
     finally:
         conn.close()

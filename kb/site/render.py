@@ -14,6 +14,7 @@ from pathlib import Path
 import jinja2
 
 from .. import paths
+from .. import releases as releases_mod
 from . import rst
 from .data import SiteData, release_changes
 
@@ -67,6 +68,8 @@ def pages(data: SiteData, env: jinja2.Environment, pages_dir: Path | None = None
     out["corpus/index.rst"] = env.get_template("corpus.rst.j2").render(data=data)
     out["accuracy/index.rst"] = env.get_template("accuracy.rst.j2").render(acc=accuracy(), pct=_pct)
     out["compat/index.rst"] = env.get_template("compat.rst.j2").render(grids=data.compat)
+    out["corpus/releases.rst"] = env.get_template("corpus-releases.rst.j2").render(
+        data=data, chart=releases_mod.chart_svg(data.releases.rates) if data.releases else "")
     changes = release_changes(data.entries, sweep_companions())
     out["releases/index.rst"] = env.get_template("releases-index.rst.j2").render(changes=changes)
     release = env.get_template("release.rst.j2")

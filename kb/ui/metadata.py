@@ -231,6 +231,44 @@ def metadata() -> dict:
                         },
                         "facets": ["exporter", "runtime", "written_on", "loaded_on", "outcome", "matched_entry"],
                     },
+                    "release_runs": {
+                        "description": "The corpus sample (collectors/release_sample.txt) on several torch releases "
+                                       "(exportkb collect --torch VERSION --ray), with the pinned release's corpus "
+                                       "results for the same models: one row per attempt. /releases compares them.",
+                        "columns": {
+                            "key": "Identity of the attempt.",
+                            "source": "Corpus source of the model.",
+                            "model": "Model id within its source.",
+                            "exporter": "Exporter attempted (or build, for a model that release could not build).",
+                            "torch": "torch release the attempt ran on.",
+                            "outcome": "ok, fail, timeout, crash, oom or build.",
+                            "stage": "Stage reached or failed in.",
+                            "exc_type": "Exception type of the failure.",
+                            "message": "Exception message of the failure.",
+                            "matched_entry": "The entry that explains the failure, if any.",
+                        },
+                        "facets": ["torch", "exporter", "outcome", "source", "matched_entry"],
+                    },
+                    "release_rates": {
+                        "description": "Per exporter and torch release: of the models compared on every release, "
+                                       "how many exported and agreed with eager.",
+                        "columns": {"exporter": "Exporter.", "torch": "torch release.",
+                                    "models": "Models compared (built and attempted on every release).",
+                                    "ok": "Of those, the ones whose export succeeded and agreed with eager.",
+                                    "pass_rate": "ok / models, in percent."},
+                    },
+                    "release_changes": {
+                        "description": "A model and exporter that started or stopped failing between two consecutive "
+                                       "compared releases, with the entry that explains the failing side.",
+                        "columns": {"source": "Corpus source.", "model": "Model id.", "exporter": "Exporter.",
+                                    "before": "The older release.", "after": "The next compared release.",
+                                    "direction": "broke (started failing) or fixed (stopped failing).",
+                                    "before_outcome": "Outcome on the older release.",
+                                    "after_outcome": "Outcome on the newer release.",
+                                    "entry": "The entry that explains the failing side, if any.",
+                                    "error": "The failing side's first line."},
+                        "facets": ["before", "after", "direction", "exporter", "entry"],
+                    },
                     "entry_fixes": {
                         "description": "Per entry, fix and exporter: on how many affected corpus models the automatic fix worked.",
                         "columns": {

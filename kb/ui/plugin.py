@@ -18,7 +18,8 @@ from kb import paths
 from kb.answer import results_obj
 from kb.catalogue import EXPORTERS
 from kb.permalink import BadLink, decode
-from kb.site.data import COMPAT_SQL, compat_grids
+from kb.releases import RUNS_SQL, chart_svg
+from kb.site.data import COMPAT_SQL, compat_grids, release_comparison
 from kb.site.languages import LANGUAGES as LANGS
 
 from . import search_pool
@@ -184,6 +185,13 @@ async def compat(datasette, request):
     return Response.html(await datasette.render_template("exportkb_compat.html", {"grids": grids}, request=request))
 
 
+async def releases(datasette, request):
+    """The corpus sample across torch releases: the chart and the changes, as on the docs page."""
+    found = release_comparison((await _db(datasette).execute(RUNS_SQL)).rows)
+    context = {"r": found, "chart": Markup(chart_svg(found.rates)) if found else ""}
+    return Response.html(await datasette.render_template("exportkb_releases.html", context, request=request))
+
+
 async def _exporters(db) -> list[str]:
     seen = {r[0] for r in (await db.execute("select distinct exporter from observations")).rows}
     return [e for e in EXPORTERS if e in seen] + sorted(seen - set(EXPORTERS))
@@ -224,6 +232,7 @@ def register_routes():
         (r"^/entry/(?P<entry_id>[a-z0-9-]{1,100})$", entry_page),
         (r"^/matrix$", matrix),
         (r"^/compat$", compat),
+        (r"^/releases$", releases),
         (r"^/contribute$", contribute),
         (r"^/docs/?$", docs_index),
         (rf"^/docs/(?P<lang>{_LANG_RE})/entries/(?P<entry_id>[a-z0-9-]{{1,100}})\.html$", docs_entry),
@@ -238,6 +247,7 @@ def menu_links(datasette):
         {"href": "/kb/entries", "label": "Entries"},
         {"href": "/kb/observations", "label": "Observations"},
         {"href": "/matrix", "label": "Corpus matrix"},
+        {"href": "/releases", "label": "Corpus across releases"},
         {"href": "/compat", "label": "Artifacts across releases"},
         {"href": "/docs/en/index.html", "label": "Documentation"},
     ]
