@@ -1,20 +1,22 @@
-"""`exportkb collect --ray [ADDRESS]` and `--torch VERSION`: the corpus as tasks on a cluster.
+"""`exportkb collect --ray [ADDRESS]`, `collect --torch VERSION` and `sweep --ray`: the
+corpus and the entry sweep as tasks on a cluster.
 
-The plan is the local pool's (collectors.collect.plan), made by the interpreter that will
-do the work, because the keys carry its library versions and a release's transformers
-lists its own model types. Models go out in small batches. Each batch is one task: it
-prepares the release's interpreter on its node if needed (a sweep venv, plus RE2 for
-the project's patterns), then runs `python -m collectors.remote run` there, which
-isolates every attempt exactly like the local pool (a forked child per model, a
-grandchild per exporter, time and memory limits) and prints one JSON line per
-observation.
+The corpus plan is the local pool's (collectors.collect.plan), made by the interpreter
+that will do the work, because the keys carry its library versions and a release's
+transformers lists its own model types. Models go out in small batches. Each batch is one
+task: it prepares the release's interpreter on its node if needed (release_python), then
+runs `python -m collectors.remote run` there, which isolates every attempt exactly like
+the local pool (a forked child per model, a grandchild per exporter, time and memory
+limits) and prints one JSON line per observation. The sweep sends one task per entry
+and release, which runs the entry's scripts like `exportkb check` (collectors.isolate).
 
 The driver is the only writer. It appends each record whose key is not yet recorded,
 as one whole line (kb.observations.append_observation), so resume by key, no duplicates
 and no torn lines hold as they do locally. A task lost with its worker or node is run
-again by Ray (`max_retries`); whatever that task had printed is simply recorded once.
+again by Ray (`max_retries`): its results come back only with the task, so a lost
+task's attempts are run again, and each is recorded once.
 
-Two backends run the same tasks:
+Two backends run the same corpus tasks:
 * `ray`: a Ray cluster at ADDRESS, or without one a local Ray started for the run;
 * `local`: threads on this machine (`--torch` without `--ray`), no Ray needed.
 Ray is imported only for the first; it is the optional `cluster` extra.
@@ -68,25 +70,28 @@ class ClusterReport:
 
 # --- what runs on a node (plain functions: Ray ships them by reference) ---------------
 
-def release_python(torch_version: str | None, executorch: bool) -> str:
+def release_python(torch_version: str | None, executorch: bool, *, corpus: bool = True) -> str:
     """This node's interpreter for a torch release, prepared once per node under a lock.
 
     The installed release is the project's own interpreter. Another release gets the
     sweep's venv (collectors.sweep.create_venv: that torch and the companions of its
-    time), the corpus's own libraries of its time (sweep.CORPUS_LIBS), the project's RE2
-    pin and, when asked, the paired executorch. A marker records what was installed, so
-    a venv prepared for less (or cut short by a kill) is completed, never trusted."""
+    time) and, when asked, the paired executorch. For the corpus (`collect`) it also gets
+    the model libraries and onnx-ir of its time (sweep.CORPUS_LIBS) and the project's RE2
+    pin, in a folder of its own (corpus-torch-X): an entry sweep must see the release
+    without them, and the local sweep deletes its torch-X folder when done. A marker
+    records what was installed, so a venv prepared for less, or cut short by a kill, is
+    completed, never trusted."""
     if torch_version is None or torch_version == release_of(library_versions()["torch"]):
         return sys.executable
     from . import sweep
 
-    folder = sweep.sweep_dir() / f"torch-{torch_version}"
+    folder = sweep.sweep_dir() / f"{'corpus' if corpus else 'sweep'}-torch-{torch_version}"
     folder.parent.mkdir(parents=True, exist_ok=True)
     extras = [f"google-re2=={metadata.version('google-re2')}",
-              *(f"{lib}=={pin}" for lib, pin in sorted(sweep.CORPUS_LIBS.get(torch_version, {}).items()))]
+              *(f"{lib}=={pin}" for lib, pin in sorted(sweep.CORPUS_LIBS.get(torch_version, {}).items()))] if corpus else []
     recipe = json.dumps({"extras": extras, "executorch": executorch}, sort_keys=True)
-    ready = folder / "collect-ready.json"
-    with open(folder.parent / f"torch-{torch_version}.lock", "w") as lock:
+    ready = folder / "ready.json"
+    with open(folder.parent / f"{folder.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one task per node prepares; the others wait for it
         python = folder / "venv" / "bin" / "python"
         if python.exists() and ready.exists() and ready.read_text() == recipe:
@@ -95,9 +100,9 @@ def release_python(torch_version: str | None, executorch: bool) -> str:
             if not (folder / "venv-made").exists() or not python.exists():  # none, or one a kill cut short
                 python = sweep.create_venv(torch_version, folder)
                 (folder / "venv-made").write_text("made\n")
-            # With the release's torch named, so pip can never swap it for another.
-            sweep.run_pip(python, ["install", "--only-binary", ":all:", *extras, f"torch=={torch_version}"],
-                          sweep.pip_log(torch_version))
+            if extras:  # with the release's torch named, so pip can never swap it for another
+                sweep.run_pip(python, ["install", "--only-binary", ":all:", *extras, f"torch=={torch_version}"],
+                              sweep.pip_log(torch_version))
             if executorch and sweep.probe_versions(python)["versions"].get("executorch") is None:
                 # A release with no executorch still runs; its executorch attempts record why.
                 sweep.add_executorch(python, torch_version)
@@ -155,6 +160,35 @@ def _node_name() -> str:
     return socket.gethostname()
 
 
+def sweep_prepare(torch_version: str, executorch: bool) -> dict:
+    """Prepare the release's sweep venv on this node; its versions and environment."""
+    from . import sweep
+
+    python = release_python(torch_version, executorch, corpus=False)
+    probed = sweep.probe_versions(Path(python))
+    return {"versions": probed["versions"], "env": {"python": probed["python"], "platform": probed["platform"]},
+            "node": _node_name()}
+
+
+def sweep_scripts(torch_version: str, executorch: bool, scripts: list[tuple[str, str, str]],
+                  timeout_s: float) -> dict:
+    """Run (entry folder, script, kind) with the release's sweep venv on this node, isolated
+    like `exportkb check`; the results, for the driver to record."""
+    from . import sweep
+    from .check import CaseResult
+    from .isolate import run_script
+    from .portable import trim
+
+    python = release_python(torch_version, executorch, corpus=False)
+    venv = Path(python).parent.parent
+    results = []
+    for folder, script, kind in scripts:
+        run = run_script(Path(folder) / script, timeout_s=timeout_s, python=python)
+        text = trim(sweep.portable_for(venv, run.stderr)) if run.stderr else ""
+        results.append(CaseResult(script, kind, run, text))
+    return {"results": results, "versions": sweep.probe_versions(Path(python))["versions"], "node": _node_name()}
+
+
 # --- backends -------------------------------------------------------------------------
 
 class LocalBackend:
@@ -195,8 +229,8 @@ class RayBackend:
         options = {"logging_level": logging.WARNING, "include_dashboard": False, "log_to_driver": False}
         if address:
             ray.init(address=address, **options)
-        else:  # a Ray of our own on this machine, for this run
-            ray.init(num_cpus=jobs, object_store_memory=256 * 2**20, **options)
+        else:  # a Ray of our own on this machine, for this run, even where another one runs
+            ray.init(address="local", num_cpus=jobs, object_store_memory=256 * 2**20, **options)
         self._remote = {}
 
     def _fn(self, fn):
@@ -301,3 +335,77 @@ def collect_cluster(sources: list[str], exporters: list[str], *, models: list[st
         backend.close()
         report.wall_s = round(time.monotonic() - start, 1)
     return out, tally, total, report
+
+
+def sweep_cluster(entries: list, releases: list[str], *, address: str | None = None, jobs: int = 2,
+                  timeout_s: float = 300.0, out_folder: Path | None = None,
+                  progress: Callable[[int, int, str], None] | None = None) -> list[dict]:
+    """`exportkb sweep --ray`: each entry's scripts on each release as Ray tasks, one task
+    per entry and release. The releases run side by side on the cluster, each node
+    preparing a release's venv the first time a task needs it (and keeping it for the
+    tasks after). The driver writes observations/sweep-torch-<version>.jsonl, resuming
+    by key like the local sweep."""
+    from . import sweep
+    from .check import case_key, case_observation
+    from kb.observations import existing_keys
+
+    backend = RayBackend(address, jobs)
+    reports = []
+    try:
+        executorch = any("executorch" in e.exporters for e in entries)
+        prepared = {v: backend.submit(sweep_prepare, v, executorch) for v in releases}
+        pending, owner, state = [], {}, {}
+        for version in releases:
+            start = time.monotonic()
+            report = {"torch": version, "scripts": 0, "skipped": 0, "recorded": 0, "outcomes": {}, "error": None,
+                      "nodes": {}}
+            reports.append(report)
+            try:
+                info = backend.result(prepared[version])
+            except Exception as exc:  # the venv could not be made: that release is reported, the others go on
+                report["error"] = f"{type(exc).__name__}: {exc}"[-2000:]
+                continue
+            out = sweep.output_path(version, out_folder)
+            known = existing_keys(out)
+            state[version] = (out, known, info, start)
+            for entry in entries:
+                scripts = [(c, "failing") for c in entry.failing_cases] + [(entry.fixed_case, "fixed")]
+                report["scripts"] += len(scripts)
+                todo = [(str(entry.folder), c, k) for c, k in scripts if case_key(entry, c, info["versions"]) not in known]
+                report["skipped"] += len(scripts) - len(todo)
+                if todo:
+                    handle = backend.submit(sweep_scripts, version, executorch, todo, timeout_s)
+                    pending.append(handle)
+                    owner[handle] = (version, entry)
+        total, done = len(pending), 0
+        by_version = {r["torch"]: r for r in reports}
+        while pending:
+            finished, pending = backend.wait_any(pending)
+            for handle in finished:
+                version, entry = owner.pop(handle)
+                report = by_version[version]
+                out, known, info, _start = state[version]
+                done += 1
+                try:
+                    result = backend.result(handle)
+                except Exception as exc:
+                    report["error"] = f"{entry.id}: {type(exc).__name__}: {exc}"[-2000:]
+                    continue
+                report["nodes"][result["node"]] = report["nodes"].get(result["node"], 0) + 1
+                for res in result["results"]:
+                    record = case_observation(entry, res, result["versions"], info["env"])
+                    record["sweep"] = True
+                    record["run"] = "sweep"
+                    report["outcomes"][res.run.outcome] = report["outcomes"].get(res.run.outcome, 0) + 1
+                    if record["key"] not in known:
+                        append_observation(out, record)
+                        known.add(record["key"])
+                        report["recorded"] += 1
+                if progress:
+                    progress(done, total, f"torch {version}: {entry.id}")
+        for version, (_out, _known, info, start) in state.items():
+            by_version[version]["versions"] = info["versions"]
+            by_version[version]["wall_s"] = round(time.monotonic() - start, 1)
+    finally:
+        backend.close()
+    return reports

@@ -39,12 +39,15 @@ def match_obj(match, details: Mapping[str, Mapping] | None = None,
 
 
 def results_obj(result, limit: int, details: Mapping[str, Mapping] | None = None,
-                where: Mapping[str, list[dict]] | None = None) -> dict:
+                where: Mapping[str, list[dict]] | None = None, graph_breaks: list[dict] | None = None) -> dict:
     """`results`: the confident answers; `possible`: the matches below the threshold, shown as such.
     With `where` (entry id -> lines, as `where_matched` gives), each match names the line of
-    the paste it matched (1-based, in the paste as cleaned of ANSI codes and log prefixes)."""
+    the paste it matched (1-based, in the paste as cleaned of ANSI codes and log prefixes).
+    `graph_breaks`: the Dynamo graph breaks the paste shows (kb.graph_breaks.found_in), each
+    with its registry id and the entry that answers it."""
     return {"results": [match_obj(m, details, where) for m in result.confident[:limit]],
             "possible": [match_obj(m, details, where) for m in result.possible[:limit]],
+            "graph_breaks": [{**gb, "entry_url": paths.entry_url(gb["entry"])} for gb in graph_breaks or []],
             "notes": list(result.notes)}
 
 

@@ -25,10 +25,10 @@ from .devset import thread_key
 from .matcher import CALIBRATION_FILE, EntryRef, Matcher, prose_of
 from .normalize import clean
 from .observations import VERSIONED_LIBS, read_observations, run_of
-from . import releases, version_status
+from . import graph_breaks, releases, version_status
 from .version_status import EntryVersions
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 
 @dataclass
@@ -47,7 +47,8 @@ def fingerprint() -> str:
     files = []
     for base, patterns in (
         (paths.entries_dir(), ("*/entry.toml", "*/*.py")),
-        (paths.observations_dir(), ("*.jsonl", "fixes/*.jsonl", "compat/*.jsonl", "releases/*.jsonl")),
+        (paths.observations_dir(), ("*.jsonl", "fixes/*.jsonl", "compat/*.jsonl", "releases/*.jsonl",
+                                     "graph-breaks/*.json")),
         (Path(__file__).parent, ("*.py", CALIBRATION_FILE.name)),
         (root / "devset", ("*.jsonl", "reports/*.jsonl")),
     ):
@@ -135,6 +136,12 @@ def _create_tables(kdb: sqlite_utils.Database) -> None:
         {"source": str, "model": str, "exporter": str, "before": str, "after": str, "direction": str,
          "before_outcome": str, "after_outcome": str, "entry": str, "error": str},
         pk=("source", "model", "exporter", "before", "after"))
+    # Dynamo's graph-break registry (kb/graph_breaks.py), and the entries that explain each id.
+    kdb["graph_breaks"].create(
+        {"id": str, "gb_type": str, "explanation": str, "hints": str, "context": str, "releases": str,
+         "url": str, "answer": str, "own_entry": int}, pk="id")
+    kdb["graph_break_types"].create({"gb_type": str, "id": str}, pk=("gb_type", "id"))
+    kdb["entry_graph_breaks"].create({"entry": str, "id": str}, pk=("entry", "id"))
     kdb["meta"].create({"key": str, "value": str}, pk="key")
 
 
@@ -301,6 +308,29 @@ def _release_rows(corpus: list[dict], classes: dict, matcher: Matcher, entries: 
     return sorted(rows, key=lambda r: r["key"])
 
 
+def _graph_break_rows(learned: dict[str, list[str]]) -> tuple[list[dict], list[dict], list[dict]]:
+    """The registry's ids; their wordings; and which entries explain which ids: an entry
+    explains an id when one of the errors it is known by (its runs' texts and the train
+    reports labelled with it) is that graph break. The rest go to the class entry."""
+    breaks = graph_breaks.load(paths.observations_dir() / "graph-breaks")
+    index = graph_breaks.Index.build(breaks)
+    links = sorted({(eid, gb_id) for eid, texts in learned.items() for text in texts
+                    for gb_id in index.identify(text)})
+    own: dict[str, list[str]] = {}
+    for eid, gb_id in links:
+        own.setdefault(gb_id, []).append(eid)
+    rows = []
+    for gb in sorted(breaks.values(), key=lambda g: g.id):
+        # An id several entries explain goes to a specific one before the class entry.
+        mine = sorted(own.get(gb.id, []), key=lambda e: (e == graph_breaks.CLASS_ENTRY, e))
+        rows.append({"id": gb.id, "gb_type": gb.gb_type, "explanation": gb.explanation,
+                     "hints": json.dumps(gb.hints, ensure_ascii=False), "context": gb.context,
+                     "releases": ", ".join(gb.releases), "url": gb.url,
+                     "answer": mine[0] if mine else graph_breaks.CLASS_ENTRY, "own_entry": int(bool(mine))})
+    types = [{"gb_type": t, "id": gb.id} for gb in breaks.values() for t in sorted(gb.types)]
+    return rows, types, [{"entry": e, "id": g} for e, g in links]
+
+
 def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
     db = Path(db or paths.db_path())
     db.parent.mkdir(parents=True, exist_ok=True)
@@ -314,8 +344,8 @@ def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
     compat = _compat_records()
     run_texts(entries, compat, observed)  # errors of loads on other releases, when one entry's patterns name them
     reports = [r for r in devset.train() if r.text.strip()]
-    matcher = Matcher([entry_ref(e) for e in entries],
-                      *learned_texts(observed, _report_rows(reports), {e.id for e in entries}))
+    learned = learned_texts(observed, _report_rows(reports), {e.id for e in entries})
+    matcher = Matcher([entry_ref(e) for e in entries], *learned)
     classes = {rec["key"]: classify(rec, matcher, entries) for rec in observations}
     versions = version_status.compute(entries, observations, classes)
     # The explained share is measured on the corpus run; entry checks and sweeps of other
@@ -349,6 +379,10 @@ def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
         kdb["release_runs"].insert_all(release_runs)
         kdb["release_rates"].insert_all(releases.rate_rows(releases.rates(release_runs)))
         kdb["release_changes"].insert_all(releases.change_rows(releases.changes(release_runs)))
+        gb_rows, gb_types, gb_links = _graph_break_rows(learned[0])
+        kdb["graph_breaks"].insert_all(gb_rows)
+        kdb["graph_break_types"].insert_all(gb_types)
+        kdb["entry_graph_breaks"].insert_all(gb_links)
         kdb["entries"].enable_fts(["title", "rule", "cause", "fix", "patterns"], tokenize="porter")
         kdb["observations"].enable_fts(["exc_type", "message"], tokenize="porter")
         for col in ("run", "exporter", "outcome", "matched_entry", "torch", "entry", "model", "signature"):

@@ -59,8 +59,12 @@ def _results_obj(result, limit: int, db: Path, text: str) -> dict:
     from .answer import results_obj, shown, where_matched
     from .normalize import clean
 
+    from .graph_breaks import found_in
+
     matches = shown(result, limit)
-    return results_obj(result, limit, _entry_rows(db, [m.id for m in matches]), where_matched(clean(text), matches))
+    cleaned = clean(text)
+    return results_obj(result, limit, _entry_rows(db, [m.id for m in matches]), where_matched(cleaned, matches),
+                       found_in(db, cleaned))
 
 
 def _entry_rows(db: Path, ids: list[str]) -> dict[str, dict]:
@@ -114,15 +118,27 @@ def search(text, file_, as_json, jsonl, limit):
     matcher, db = _matcher_and_db()
     result = matcher.search(inp)
     confident = result.confident[:limit]
+    from .graph_breaks import found_in
+    from .normalize import clean
+
+    breaks = found_in(db, clean(inp.text))
     if as_json:
         click.echo(json.dumps(_results_obj(result, limit, db, inp.text), ensure_ascii=False))
-        sys.exit(0 if confident else 1)
+        sys.exit(0 if confident or breaks else 1)
+    if breaks:
+        _print_graph_breaks(breaks)
+        out.print()
     if not confident:
-        out.print("[bold]No confident match.[/] No entry in the catalogue is known to explain this error.")
+        if breaks:
+            out.print("[bold]No entry matches the rest of the error confidently;[/] the graph break's entry is above.")
+        else:
+            out.print("[bold]No confident match.[/] No entry in the catalogue is known to explain this error.")
         possible = result.possible[:limit]
         if possible:
             out.print("[bold]Possible matches[/] (low confidence: check the cause against your error):")
             _print_matches(db, possible)
+        if breaks:
+            sys.exit(0)
         out.print("If it is an export failure, please add it: run [bold]exportkb new ID[/] and see CONTRIBUTING.md.")
         sys.exit(1)
     if sum(m.tie for m in confident) > 1:
@@ -133,6 +149,22 @@ def search(text, file_, as_json, jsonl, limit):
         out.print()
         out.print("[dim]Other possible matches (low confidence): " +
                   ", ".join(f"{escape(m.id)} ({m.confidence:.2f})" for m in others) + "[/]")
+
+
+def _print_graph_breaks(breaks: list[dict]) -> None:
+    """Dynamo's own description of each graph break in the paste, and the entry for it."""
+    if len(breaks) > 1:
+        out.print("[bold]The paste shows several Dynamo graph breaks[/] (the last raised first):")
+    for gb in breaks:
+        out.print(f"[bold]Dynamo graph break {gb['id']}:[/] {escape(gb['gb_type'])}  [dim](registry of torch "
+                  f"{escape(gb['releases'])})[/]")
+        kind = "its entry" if gb["own_entry"] else "strict-mode graph breaks as a class"
+        out.print(f"   [bold]Entry ({kind}):[/] {escape(gb['entry_title'] or gb['entry'])}  [dim]{gb['entry']}[/]")
+        out.print(f"   {paths.entry_url(gb['entry'])}")
+        out.print(f"   [bold]Dynamo explains:[/] {escape(gb['explanation'])}")
+        for hint in gb["hints"]:
+            out.print(f"   [bold]Hint:[/] {escape(hint)}")
+        out.print(f"   {gb['url']}")
 
 
 def _print_matches(db: Path, matches) -> None:
@@ -311,8 +343,11 @@ def _retired_entries(ids: list[str]) -> list[tuple[str, str]]:
 @click.option("--jobs", "-j", default=2, show_default=True, type=click.IntRange(1, 64), help="Scripts in parallel.")
 @click.option("--timeout", default=300.0, show_default=True, help="Seconds per script.")
 @click.option("--keep-venv", is_flag=True, help="Keep each release's venv (under build/sweep) instead of deleting it.")
+@click.option("--ray", "ray_address", is_flag=False, flag_value="local", default=None, metavar="[ADDRESS]",
+              help="Run the releases side by side as tasks on the Ray cluster at ADDRESS (alone: a Ray started "
+                   "on this machine); each node keeps the venvs it made. Needs the cluster extra.")
 @click.argument("entry_ids", nargs=-1)
-def sweep(releases, jobs, timeout, keep_venv, entry_ids):
+def sweep(releases, jobs, timeout, keep_venv, ray_address, entry_ids):
     """Run every entry's scripts on other torch releases, each in a throw-away venv.
 
     Observations go to observations/sweep-torch-<version>.jsonl; kb.db derives from them
@@ -323,6 +358,9 @@ def sweep(releases, jobs, timeout, keep_venv, entry_ids):
     except ImportError as exc:
         raise click.ClickException(f"exportkb sweep needs the collectors: {exc}") from None
     selected = _select_entries(entry_ids)
+    if ray_address is not None:
+        _sweep_cluster(selected, list(releases or DEFAULT_RELEASES), ray_address, jobs, timeout)
+        return
 
     from rich.table import Table
 
@@ -476,6 +514,26 @@ def collect(sources, exporters, models, jobs, shard, timeout, build_timeout, mem
             raise click.UsageError(str(exc)) from None
     counts = ", ".join(f"{k} {v}" for k, v in sorted(tally.counts.items())) or "nothing to do"
     out.print(f"{tally.attempts}/{total} attempts recorded in {path}: {counts}")
+
+
+def _sweep_cluster(selected, releases, ray_address, jobs, timeout):
+    from collectors.cluster import ClusterError, sweep_cluster
+
+    with _progress("sweeping on the cluster", remaining=False) as update:
+        try:
+            reports = sweep_cluster(selected, releases, address=None if ray_address == "local" else ray_address,
+                                    jobs=jobs, timeout_s=timeout, progress=lambda d, t, label: update(d, t, label))
+        except ClusterError as exc:
+            raise click.ClickException(str(exc)) from None
+    for r in reports:
+        if r["error"]:
+            out.print(f"[red]torch {r['torch']}: {escape(r['error'])}[/]")
+        parts = [f"{r['skipped']} recorded before"] if r["skipped"] else []
+        parts += [f"{k} {v}" for k, v in sorted(r["outcomes"].items())]
+        nodes = ", ".join(f"{n} ({b})" for n, b in sorted(r["nodes"].items())) or "none"
+        out.print(f"torch {r['torch']}: {r['scripts']} scripts ({', '.join(parts)}), {r['recorded']} new observations; "
+                  f"tasks on {nodes}")
+    sys.exit(1 if any(r["error"] for r in reports) else 0)
 
 
 def _model_patterns(models: str | None) -> list[str] | None:

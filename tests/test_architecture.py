@@ -48,7 +48,7 @@ LAYERS = (
     ("readers of kb.db", ("kb.site", "kb.ui", "kb.tidy", "kb.evaluate", "kb.calibrate", "kb.unexplained",
                           "kb.compat_view")),
     ("build", ("kb.build",)),
-    ("rules", ("kb.classify", "kb.version_status")),
+    ("rules", ("kb.classify", "kb.version_status", "kb.releases", "kb.graph_breaks")),
     ("foundation", ("kb", "kb.paths", "kb.normalize", "kb.textin", "kb.extract", "kb.observations",
                     "kb.matcher", "kb.catalogue", "kb.site.languages", "kb.site.rst")),
 )

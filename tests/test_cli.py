@@ -32,7 +32,8 @@ def test_search_json_has_exactly_the_documented_shape():
     r = run("search", "--json", OLD_STATIC)
     assert r.returncode == 0
     data = json.loads(r.stdout)
-    assert list(data) == ["results", "possible", "notes"]
+    assert list(data) == ["results", "possible", "graph_breaks", "notes"]
+    assert data["graph_breaks"] == []  # not a graph break
     best = data["results"][0]
     assert list(best) == ["id", "title", "score", "confidence", "tier", "tie", "exporters", "url", "cause", "fix",
                           "matched_line"]

@@ -179,3 +179,21 @@ def test_a_worker_killed_mid_task_loses_and_duplicates_nothing(cluster, tmp_path
                                                             for e in ("export", "jit-trace")}
     assert all(r["outcome"] == "ok" for r in final)
     assert victim not in _collector_processes().values()
+
+
+def test_sweep_on_the_cluster_records_each_script_once(cluster, kb_root):
+    from conftest import PINNED_TORCH
+
+    release = PINNED_TORCH.split("+")[0]
+    cmd = [sys.executable, "-m", "kb.cli", "sweep", "--ray", cluster, "--torch", release, "static-batch-size"]
+    env = {**_env(), "EXPORTKB_ROOT": str(kb_root)}
+    r = subprocess.run(cmd, env=env, cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr[-3000:]
+    out = kb_root / "observations" / f"sweep-torch-{release}.jsonl"
+    found = {(x["case"], x["outcome"]) for x in records(out)}
+    assert found == {("failing.py", "fail"), ("fixed.py", "ok")}  # the entry's error reproduces; its fix runs
+    failing = next(x for x in records(out) if x["case"] == "failing.py")
+    assert failing["run"] == "sweep" and failing["versions"]["torch"].startswith(release)
+    assert "2 new observations" in r.stdout, r.stdout
+    again = subprocess.run(cmd, env=env, cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0 and "2 recorded before" in again.stdout and len(records(out)) == 2, again.stdout

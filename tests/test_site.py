@@ -232,6 +232,29 @@ def test_releases_page_charts_each_exporter_and_links_the_changes_entries(site_b
         assert "What changed between releases" not in visible_text(translated)  # the headings are translated
 
 
+def test_graph_breaks_page_lists_every_registry_id_and_entries_link_back(site_build, committed_site, kb_db):
+    import sqlite3
+
+    conn = sqlite3.connect(kb_db)
+    ids = conn.execute("select id, url, answer from graph_breaks").fetchall()
+    links = conn.execute("select entry, id from entry_graph_breaks").fetchall()
+    conn.close()
+    assert len(ids) >= 517 and links, "the committed graph-break registries are missing from kb.db"
+    html = page(site_build, "en", "graph-breaks/index.html")
+    assert "Dynamo graph breaks" in visible_text(html)
+    for gb_id, url, answer in ids:
+        assert f'href="{url}"' in html and f">{gb_id}</a>" in html, gb_id
+    assert {a for _, _, a in ids} <= {m for m in re.findall(r'href="../entries/([a-z0-9-]+)\.html"', html)}
+    for entry, gb_id in links:  # the entry's page links the ids it explains, both ways
+        entry_html = page(site_build, "en", f"entries/{entry}.html")
+        assert f"/gb/{gb_id.lower()}.html" in entry_html and 'href="../graph-breaks/index.html"' in entry_html
+    assert committed_site is not None, "the committed catalogues are incomplete"
+    for lang in ("ko", "zh_CN"):
+        translated = (committed_site / lang / "graph-breaks" / "index.html").read_text(encoding="utf-8")
+        assert all(f'href="{url}"' in translated for _, url, _ in ids)
+        assert "Ids with an entry of their own" not in visible_text(translated)
+
+
 def test_translated_pages_change_prose_but_not_code(site_build):
     en = page(site_build, "en", "entries/data-dependent-guard.html")
     for lang, marker in (("ko", "한국어 번역"), ("zh_CN", "中文译文")):

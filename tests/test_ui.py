@@ -290,3 +290,24 @@ def test_releases_page_draws_the_rates_kb_db_holds_and_links_the_changes_entries
     for entry in entries:
         assert f'<a href="/entry/{entry}">{entry}</a>' in r.text
     assert 'href="/releases"' in get(ds, "/").text  # in the menu
+
+
+def test_a_pasted_graph_break_shows_its_id_registry_text_and_entry(ds, kb_db):
+    import sqlite3
+    from urllib.parse import quote
+
+    conn = sqlite3.connect(kb_db)
+    gb_id, hints = conn.execute("select id, hints from graph_breaks where gb_type = ?",
+                                ["Attempted to wrap RNN, GRU, or LSTM"]).fetchone()
+    conn.close()
+    text = ("torch._dynamo.exc.Unsupported: Attempted to wrap RNN, GRU, or LSTM\n"
+            "  Explanation: Dynamo does not support RNN, GRU, or LSTM.\n")
+    r = search(ds, text)
+    assert r.status_code == 200
+    assert f'data-graph-break="{gb_id}"' in r.text and f"Dynamo graph break {gb_id}" in r.text
+    assert 'data-graph-break-entry="export-strict-graph-break"' in r.text
+    assert f"/gb/{gb_id.lower()}.html" in r.text and json.loads(hints)[0] in r.text
+    assert 'id="no-match"' not in r.text  # the graph break's entry is the answer
+    api = get(ds, "/search.json?q=" + quote(text)).json()
+    assert [g["id"] for g in api["graph_breaks"]] == [gb_id]
+    assert api["graph_breaks"][0]["entry"] == "export-strict-graph-break"

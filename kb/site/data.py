@@ -64,6 +64,17 @@ class FixResult:
 
 
 @dataclass
+class GraphBreakRow:
+    """One id of Dynamo's graph-break registry, as the pages list it (kb.graph_breaks)."""
+    id: str
+    gb_type: str
+    url: str
+    releases: str
+    entry: str  # its own entry, or the class entry
+    own_entry: bool
+
+
+@dataclass
 class EntryPage:
     id: str
     title: str
@@ -87,6 +98,7 @@ class EntryPage:
     retired: bool = False
     artifact_step: str = ""  # save, load or run: after the export, where it fails ("" before)
     artifact_side: str = ""  # exporting or loading: whose release or runtime the fix belongs to
+    graph_breaks: list[GraphBreakRow] = field(default_factory=list)  # the registry ids it explains
 
     @property
     def corpus_hits(self) -> int:
@@ -202,6 +214,7 @@ class SiteData:
     entry_runs: list[EntryRuns]
     compat: list[CompatGrid] = field(default_factory=list)
     releases: ReleaseComparison | None = None
+    graph_breaks: list[GraphBreakRow] = field(default_factory=list)
     exporters: tuple[str, ...] = EXPORTERS
     stages: tuple[str, ...] = STAGES
 
@@ -293,6 +306,14 @@ def _rows(conn: sqlite3.Connection, sql: str, *args) -> list[sqlite3.Row]:
     return conn.execute(sql, args).fetchall()
 
 
+def _graph_break(r) -> GraphBreakRow:
+    return GraphBreakRow(r["id"], r["gb_type"], r["url"], r["releases"], r["answer"], bool(r["own_entry"]))
+
+
+def graph_break_rows(conn: sqlite3.Connection) -> list[GraphBreakRow]:
+    return [_graph_break(r) for r in _rows(conn, "select * from graph_breaks order by id")]
+
+
 def _entry_page(conn: sqlite3.Connection, row: sqlite3.Row) -> EntryPage:
     eid = row["id"]
     page = EntryPage(
@@ -302,6 +323,9 @@ def _entry_page(conn: sqlite3.Connection, row: sqlite3.Row) -> EntryPage:
         refs=json.loads(row["refs"]), reproduces_on=json.loads(row["reproduces_on"]), fixed_in=row["fixed_in"],
         retired=bool(row["retired"]), artifact_step=row["artifact_step"] or "", artifact_side=row["artifact_side"] or "",
     )
+    page.graph_breaks = [_graph_break(r) for r in _rows(
+        conn, "select g.* from graph_breaks g join entry_graph_breaks l on l.id = g.id where l.entry = ? "
+              "order by g.id", eid)]
     # failing.py first, its variants by name, the fixed script last: the order a reader compares them.
     for c in _rows(conn, 'select * from cases where entry = ? order by kind = \'fixed\', "case" != \'failing.py\', "case"',
                    eid):
@@ -439,6 +463,6 @@ def load(db: Path) -> SiteData:
     try:
         entries = [_entry_page(conn, r) for r in _rows(conn, "select * from entries order by id")]
         return SiteData(entries, _corpus(conn), _entry_runs(conn), compat_grids(_rows(conn, COMPAT_SQL)),
-                        release_comparison(_rows(conn, releases_mod.RUNS_SQL)))
+                        release_comparison(_rows(conn, releases_mod.RUNS_SQL)), graph_break_rows(conn))
     finally:
         conn.close()

@@ -68,6 +68,7 @@ def pages(data: SiteData, env: jinja2.Environment, pages_dir: Path | None = None
     out["corpus/index.rst"] = env.get_template("corpus.rst.j2").render(data=data)
     out["accuracy/index.rst"] = env.get_template("accuracy.rst.j2").render(acc=accuracy(), pct=_pct)
     out["compat/index.rst"] = env.get_template("compat.rst.j2").render(grids=data.compat)
+    out["graph-breaks/index.rst"] = env.get_template("graph-breaks.rst.j2").render(data=data)
     out["corpus/releases.rst"] = env.get_template("corpus-releases.rst.j2").render(
         data=data, chart=releases_mod.chart_svg(data.releases.rates) if data.releases else "")
     changes = release_changes(data.entries, sweep_companions())

@@ -37,9 +37,16 @@ def _escape_plain(text: str) -> str:
 
 
 def literal(value: str) -> str:
-    """An inline literal for an identifier or a short value (never contains ``)."""
+    """An inline literal for an identifier or a short value: data, never offered for translation."""
     value = " ".join(str(value).split())
-    return f"``{value}``" if value and "``" not in value else escape(value)
+    # A `` inside, or a backtick next to the fence, would end or open the literal early
+    # (Dynamo's graph-break types quote code: "Call to `torch._dynamo.graph_break()`").
+    if not value:
+        return escape(value)
+    if "``" not in value and not value.startswith("`") and not value.endswith("`"):
+        return f"``{value}``"
+    # The :literal: role, where backslash escapes hold: still a literal, never offered for translation.
+    return ":literal:`" + value.replace("\\", "\\\\").replace("`", "\\`") + "`"
 
 
 def inline(text: str) -> str:

@@ -231,6 +231,31 @@ def metadata() -> dict:
                         },
                         "facets": ["exporter", "runtime", "written_on", "loaded_on", "outcome", "matched_entry"],
                     },
+                    "graph_breaks": {
+                        "description": "Dynamo's graph-break registry (torch/_dynamo/graph_break_registry.json of "
+                                       "each recorded release, observations/graph-breaks/): one row per id, "
+                                       "described by the newest release, with the entry that answers it.",
+                        "columns": {"id": "Registry id, as Dynamo's message links it (GB0007).",
+                                    "gb_type": "The message's first line, newest wording.",
+                                    "explanation": "Dynamo's explanation, with its fields unfilled.",
+                                    "hints": "Dynamo's hints (a JSON list).",
+                                    "context": "What Dynamo prints as developer debug context.",
+                                    "releases": "The torch releases whose registry holds the id.",
+                                    "url": "The id's page on the graph-break site.",
+                                    "answer": "The entry search gives for it: its own, or export-strict-graph-break.",
+                                    "own_entry": "1 when an entry was written for this graph break."},
+                        "facets": ["own_entry", "answer", "releases"],
+                    },
+                    "graph_break_types": {
+                        "description": "Every wording a graph-break id's first line has had, on every recorded "
+                                       "release: what search reads on an `Unsupported:` line.",
+                        "columns": {"gb_type": "A wording of the first line.", "id": "Its registry id."},
+                    },
+                    "entry_graph_breaks": {
+                        "description": "Which entries explain which graph-break ids: an error the entry is known by "
+                                       "(its runs, the corpus, its train reports) is that graph break.",
+                        "columns": {"entry": "Entry id.", "id": "Graph-break registry id."},
+                    },
                     "release_runs": {
                         "description": "The corpus sample (collectors/release_sample.txt) on several torch releases "
                                        "(exportkb collect --torch VERSION --ray), with the pinned release's corpus "

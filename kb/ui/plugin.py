@@ -125,7 +125,7 @@ async def search_json(datasette, request):
         return _json_error(f"busy: {exc}", 503, {"Retry-After": "2"})
     if ans.error:
         return _json_error(ans.error, ans.status)
-    obj = results_obj(ans.result, limit, ans.facts, ans.where)
+    obj = results_obj(ans.result, limit, ans.facts, ans.where, ans.graph_breaks)
     obj["link"] = f"{_base(request)}/?{ans.link}"
     return Response.json(obj, headers=CORS)
 

@@ -45,8 +45,10 @@ def entry_facts(db: str) -> dict[str, dict]:
     return facts
 
 
-def render(result, facts: dict[str, dict], where: dict[str, list[dict]], lang: str) -> str:
-    """The results fragment: confident answers, or "no confident match"; then possible matches."""
+def render(result, facts: dict[str, dict], where: dict[str, list[dict]], lang: str,
+           graph_breaks: list[dict] = ()) -> str:
+    """The results fragment: the Dynamo graph breaks the paste shows, with their entries; the
+    confident answers, or "no confident match"; then possible matches."""
     items = []
     for m in result.ranked:
         f = facts.get(m.id)
@@ -58,5 +60,6 @@ def render(result, facts: dict[str, dict], where: dict[str, list[dict]], lang: s
     confident = [i for i in items if i["match"].tier == "confident"]
     # Below the threshold, the matches still above the `possible` tier are offered as such.
     possible = [i for i in items if i["match"].tier == "possible"][:3]
+    breaks = [{**gb, "docs": docs_url(gb["entry"], lang)} for gb in graph_breaks]
     return _ENV.get_template("exportkb_results.html").render(
-        results=confident, possible=possible, lang=lang, contribute_url=CONTRIBUTE_URL)
+        results=confident, possible=possible, lang=lang, contribute_url=CONTRIBUTE_URL, graph_breaks=breaks)

@@ -28,6 +28,7 @@ from urllib.parse import unquote_plus
 
 from kb import permalink
 from kb.answer import shown, where_matched
+from kb.graph_breaks import found_in
 from kb.matcher import SearchResult
 from kb.normalize import clean
 from kb.site.languages import LANGUAGES
@@ -59,6 +60,7 @@ class Answer:
     lang: str = "en"  # the docs language the request asked for
     error: str | None = None
     status: int = 200
+    graph_breaks: list[dict] = field(default_factory=list)  # kb.graph_breaks.found_in
 
 
 # -- in the worker ------------------------------------------------------------------
@@ -159,9 +161,11 @@ def answer(db: str, mtime_ns: int, text: str | bytes | None, body: bytes | None 
     cleaned = clean(inp.text)
     small = SearchResult(matches, [], list(inp.notes))
     where = where_matched(cleaned, matches)
-    return Answer(small, {m.id: facts[m.id] for m in matches if m.id in facts}, render(small, facts, where, lang),
-                  list(inp.notes), where, permalink.query(cleaned, lang=lang, shown=[m.id for m in matches]), query,
-                  lang=lang)
+    breaks = found_in(Path(db), cleaned)
+    return Answer(small, {m.id: facts[m.id] for m in matches if m.id in facts},
+                  render(small, facts, where, lang, breaks), list(inp.notes), where,
+                  permalink.query(cleaned, lang=lang, shown=[m.id for m in matches]), query, lang=lang,
+                  graph_breaks=breaks)
 
 
 def warm(db: str, mtime_ns: int) -> bool:
