@@ -6,8 +6,8 @@ wordings it has had: type, explanation, hints, debug context). Strict export fai
 with these messages. For each interpreter given (the project's own, or a sweep venv's),
 this copies its release's registry, unchanged, to
 observations/graph-breaks/torch-<release>.json with where it came from, so kb.build can
-give every message an answer without torch installed. Releases before the registry
-existed (it first shipped in 2.8) are reported and skipped.
+give every message an answer without torch installed. A release whose torch has no
+registry file is reported and skipped.
 """
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def record(python: str) -> tuple[str, int | None]:
 def main(argv: list[str]) -> int:
     for python in argv or [sys.executable]:
         release, n = record(python)
-        print(f"torch {release}: " + (f"{n} graph-break ids recorded" if n is not None else "no registry (before 2.8)"))
+        print(f"torch {release}: " + (f"{n} graph-break ids recorded" if n is not None else "no registry file"))
     return 0
 
 

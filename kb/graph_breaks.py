@@ -11,7 +11,7 @@ them as
       Developer debug context: <context>
      For more details about this graph break, please visit: https://.../gb/gb0007.html
 
-(the last line from 2.9 on). `collectors.graph_breaks` copies each release's registry
+(the last line on the releases recorded here, 2.9.1 and later). `collectors.graph_breaks` copies each release's registry
 into observations/graph-breaks/; kb.build stores the ids in kb.db (`graph_breaks`), each
 with the entries whose observed errors carry it and, for the rest, the class entry for
 strict-mode graph breaks, whose fix is non-strict export. A search that finds a graph
@@ -101,7 +101,7 @@ class Index:
 
     def identify(self, text: str) -> list[str]:
         """The graph-break ids a paste shows, last raised first: from the registry page Dynamo
-        links (2.9 on), else from the type on the `Unsupported:` line, narrowed by the
+        links (2.9.1 and later), else from the type on the `Unsupported:` line, narrowed by the
         `Explanation:` line where several ids share a type."""
         ids: list[str] = []
         for m in reversed(list(_URL_ID.finditer(text))):

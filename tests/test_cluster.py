@@ -54,24 +54,30 @@ def _ours(pid: int) -> bool:
 
 
 def _stop(temp: Path) -> None:
-    """Stop this cluster only (`ray stop` would stop every Ray on the machine)."""
+    """Stop this cluster only (`ray stop` would stop every Ray on the machine): the processes
+    that name its folder or carry its mark, and everything they started (Ray's agents
+    rename themselves, so only their parents tell whose they are)."""
+    parents: dict[int, int] = {}
+    roots = set()
     for proc in Path("/proc").iterdir():
-        if proc.name.isdigit() and int(proc.name) != os.getpid():
-            try:
-                mine = str(temp).encode() in (proc / "cmdline").read_bytes() or _ours(int(proc.name))
-            except OSError:
-                continue
-            if mine:
-                try:
-                    os.kill(int(proc.name), signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        pid = int(proc.name)
+        try:
+            parents[pid] = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            if str(temp).encode() in (proc / "cmdline").read_bytes() or _ours(pid):
+                roots.add(pid)
+        except (OSError, ValueError, IndexError):
+            continue
+    doomed, frontier = set(roots), set(roots)
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier} - doomed
+        doomed |= frontier
+    for pid in doomed:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 @pytest.fixture(scope="module")

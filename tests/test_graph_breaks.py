@@ -30,7 +30,7 @@ def test_every_registry_message_names_its_id_and_an_entry(kb_db):
     assert len(breaks) >= 517 and set(stored) == set(breaks)  # 2.13.0's registry alone holds 517
     tied = 0
     for gb in breaks.values():
-        # From 2.9 on Dynamo links the id's page: the answer is that id.
+        # From 2.9.1 on Dynamo links the id's page (seen in the sweep's runs): the answer is that id.
         [first, *_] = found_in(kb_db, printed(gb))
         assert first["id"] == gb.id and first["url"] == gb.url
         assert first["entry"] in entries and first["entry"] == stored[gb.id]["answer"]
@@ -40,6 +40,15 @@ def test_every_registry_message_names_its_id_and_an_entry(kb_db):
         assert gb.id in found, gb.id
         tied += len(found) > 1
     assert tied <= 6
+
+
+def test_every_graph_break_printed_by_a_real_run_on_any_release_is_identified(kb_db):
+    runs = rows(kb_db, "select torch, traceback from observations where traceback like '%compile-graph-break-site%'")
+    releases = {r["torch"].split("+")[0] for r in runs}
+    assert {"2.9.1", "2.10.0", "2.13.0"} <= releases, releases  # the sweep's releases that print the link
+    for r in runs:
+        printed_id = URL.findall(r["traceback"])[-1].upper()
+        assert found_in(kb_db, r["traceback"])[0]["id"] == printed_id, (r["torch"], printed_id)
 
 
 def test_graph_breaks_of_the_entries_own_runs_land_on_their_entries(kb_db):
