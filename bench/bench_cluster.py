@@ -10,8 +10,9 @@
 2. An estimate of a full run: the per-attempt times of the committed corpus run
    (observations/corpus-torch-*.jsonl, the pinned release) summed per model, plus the
    per-task overhead measured in step 1, spread over N nodes of 2 cores each for five
-   releases. A release's venv costs its install once per node (measured by the sweep:
-   observations/sweep-companions.json does not hold times, so it is given as a range).
+   releases. A release's venv costs its install once per node (the sweep prints it: 2 to
+   6 minutes here, so it is given as a range). Older releases run at their own speed; the
+   pinned release's times stand in for them.
 """
 from __future__ import annotations
 
@@ -75,8 +76,12 @@ def main() -> int:
     print(f"same observations on all three: {same}")
     print(f"ratios: threads/pool {threads / pool:.2f}x, ray/pool {ray / pool:.2f}x")
     tasks = -(-len(ids) // 2)
-    overhead = max(0.0, (ray - pool) * args.jobs / tasks)  # extra core-seconds per task of 2 models
-    print(f"Ray's extra cost: {overhead:.1f} core-seconds per task of 2 models (start-up included)")
+    # The remote protocol costs each task an interpreter and a warm-up (threads vs pool);
+    # Ray adds its own start-up once per run and its scheduling (ray vs threads).
+    overhead = max(0.0, (threads - pool) * args.jobs / tasks)
+    ray_cost = max(0.0, ray - threads)
+    print(f"per task of 2 models: {overhead:.1f} core-seconds (a fresh interpreter and its warm-up); "
+          f"Ray on top: {ray_cost:.1f} s for the run (its start-up and scheduling)")
 
     totals = per_model_seconds()
     if not totals:
@@ -87,7 +92,8 @@ def main() -> int:
     print("estimate for five releases (2 cores per node, venv install 3-6 min per release and node):")
     for nodes in (1, 4, 8, 16, 32):
         hours = 5 * core_s / (2 * nodes) / 3600
-        print(f"  {nodes:>2} nodes: {hours:6.1f} h of attempts + {5 * 3}-{5 * 6} min of installs per node")
+        print(f"  {nodes:>2} nodes: {hours:6.1f} h of attempts and task overhead, + {5 * 3}-{5 * 6} min of installs "
+              f"per node and {ray_cost:.0f} s of Ray start-up")
     return 0 if same else 1
 
 
