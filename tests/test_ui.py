@@ -311,3 +311,17 @@ def test_a_pasted_graph_break_shows_its_id_registry_text_and_entry(ds, kb_db):
     api = get(ds, "/search.json?q=" + quote(text)).json()
     assert [g["id"] for g in api["graph_breaks"]] == [gb_id]
     assert api["graph_breaks"][0]["entry"] == "export-strict-graph-break"
+
+
+def test_an_entry_page_lists_the_graph_breaks_it_explains(ds, kb_db):
+    import sqlite3
+
+    conn = sqlite3.connect(kb_db)
+    links = conn.execute("select l.entry, l.id, g.url from entry_graph_breaks l join graph_breaks g on g.id = l.id"
+                         ).fetchall()
+    conn.close()
+    assert links
+    for entry, gb_id, url in links:
+        html = get(ds, f"/entry/{entry}").text
+        assert f'data-graph-break="{gb_id}"' in html and f'href="{url}"' in html, (entry, gb_id)
+    assert "Dynamo graph breaks it explains" not in get(ds, "/entry/static-batch-size").text

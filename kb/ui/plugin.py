@@ -155,8 +155,11 @@ async def entry_page(datasette, request):
     fix_results = [dict(r) for r in (await db.execute(
         "select fix, exporter, torch, models_tried, models_fixed, models_past from entry_fixes where entry = ? "
         "order by fix, exporter, torch", [entry_id])).rows]
+    graph_breaks = [dict(r) for r in (await db.execute(
+        "select g.id, g.gb_type, g.url from graph_breaks g join entry_graph_breaks l on l.id = g.id "
+        "where l.entry = ? order by g.id", [entry_id])).rows]
     context = {"entry": entry, "cases": cases, "observations": observations, "models": models, "langs": LANGS,
-               "releases": releases, "fix_results": fix_results,
+               "releases": releases, "fix_results": fix_results, "graph_breaks": graph_breaks,
                "lang": lang, "docs": {code: docs_url(entry_id, code) for code in LANGS}}
     return Response.html(await datasette.render_template("exportkb_entry.html", context, request=request))
 
