@@ -26,6 +26,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -267,49 +268,78 @@ def releases_output_path(versions: dict) -> Path:
     return output_path(versions, None, paths.observations_dir() / "releases")
 
 
+@dataclass
+class _Release:
+    """One release of a cluster run, as the driver tracks it."""
+    torch: str | None
+    report: ClusterReport
+    out: Path | None = None
+    done: set[str] = field(default_factory=set)
+    tally: Tally = field(default_factory=Tally)
+    total: int = 0
+
+
 def collect_cluster(sources: list[str], exporters: list[str], *, models: list[str] | None = None,
-                    address: str | None = None, use_ray: bool = True, torch_version: str | None = None,
+                    address: str | None = None, use_ray: bool = True, torch_versions: list[str | None] = (None,),
                     jobs: int = 2, batch: int = 2, attempt_timeout: float = 600.0, build_timeout: float = 300.0,
                     memory_mb: float = 8000.0, out: Path | None = None, limit: int | None = None,
                     progress: Callable[[int, int, Tally, str], None] | None = None
-                    ) -> tuple[Path, Tally, int, ClusterReport]:
+                    ) -> list[tuple[Path, Tally, int, ClusterReport]]:
+    """Collect on each release named, all on one cluster at once: every release is planned
+    by its own interpreter, then all their batches share the cluster's workers. One
+    (file, tally, attempts planned, report) per release."""
     check_exporters(exporters)
     if batch < 1:
         raise ValueError("--batch takes a positive number of models per task")
+    torch_versions = list(dict.fromkeys(torch_versions)) or [None]
+    bad = [v for v in torch_versions if v is not None and not re.fullmatch(r"\d+\.\d+(\.\d+)?", v)]
+    if bad:
+        raise ValueError(f"--torch takes a release such as 2.9.1; got {', '.join(map(repr, bad))}")
+    if out is not None and len(torch_versions) > 1:
+        raise ValueError("--out names one file: give one --torch with it")
     start = time.monotonic()
     backend = RayBackend(address, jobs) if use_ray else LocalBackend(jobs)
-    report = ClusterReport(backend.name, torch_version)
+    runs = [_Release(v, ClusterReport(backend.name, v)) for v in torch_versions]
     try:
-        planned = backend.call(plan_task, torch_version,
-                               {"sources": sources, "exporters": exporters, "models": models})
-        report.versions = versions = planned["versions"]
-        out = out or releases_output_path(versions)
-        done = known_keys(out)
-        todo = []  # (source, model, exporters still to record)
-        for t in planned["tasks"]:
-            report.planned += len(t["keys"])
-            if t["build_key"] in done:
-                report.skipped += len(t["keys"])
-                continue
-            left = [e for e in exporters if t["keys"][e] not in done]
-            report.skipped += len(exporters) - len(left)
-            if left:
-                todo.append((t["corpus"], t["model"], left))
-        todo = todo[:limit] if limit else todo
-        total = sum(len(left) for _, _, left in todo)
-        tally = Tally()
+        spec = {"sources": sources, "exporters": exporters, "models": models}
+        plans = {id(run): backend.submit(plan_task, run.torch, spec) for run in runs}
         limits = {"attempt_timeout": attempt_timeout, "build_timeout": build_timeout, "memory_mb": memory_mb}
-        pending = []
-        for i in range(0, len(todo), batch):
-            chunk = todo[i:i + batch]
-            spec = {"exporters": exporters, "models": [[s, m] for s, m, _ in chunk],
-                    "exporters_for": {f"{s}/{m}": left for s, m, left in chunk}, **limits}
-            pending.append(backend.submit(run_batch, torch_version, spec))
-            report.batches += 1
-        # Each batch's attempts, to count what a failed batch left unrecorded.
+        pending, owner = [], {}
+        for run in runs:
+            report = run.report
+            try:
+                planned = backend.result(plans[id(run)])
+            except Exception as exc:  # that release cannot run here; the others go on
+                report.errors.append(f"torch {run.torch}: {type(exc).__name__}: {exc}"[-2000:])
+                continue
+            report.versions = planned["versions"]
+            run.out = out or releases_output_path(report.versions)
+            run.done = known_keys(run.out)
+            todo = []  # (corpus source, model, exporters still to record)
+            for t in planned["tasks"]:
+                report.planned += len(t["keys"])
+                if t["build_key"] in run.done:
+                    report.skipped += len(t["keys"])
+                    continue
+                left = [e for e in exporters if t["keys"][e] not in run.done]
+                report.skipped += len(exporters) - len(left)
+                if left:
+                    todo.append((t["corpus"], t["model"], left))
+            todo = todo[:limit] if limit else todo
+            run.total = sum(len(left) for _, _, left in todo)
+            for i in range(0, len(todo), batch):
+                chunk = todo[i:i + batch]
+                task = {"exporters": exporters, "models": [[s, m] for s, m, _ in chunk],
+                        "exporters_for": {f"{s}/{m}": left for s, m, left in chunk}, **limits}
+                handle = backend.submit(run_batch, run.torch, task)
+                pending.append(handle)
+                owner[handle] = run
+                report.batches += 1
         while pending:
             finished, pending = backend.wait_any(pending)
             for handle in finished:
+                run = owner.pop(handle)
+                report = run.report
                 try:
                     result = backend.result(handle)
                 except Exception as exc:  # Ray gave up on the task after its retries
@@ -318,23 +348,27 @@ def collect_cluster(sources: list[str], exporters: list[str], *, models: list[st
                 report.nodes[result["node"]] = report.nodes.get(result["node"], 0) + 1
                 for row in result["rows"]:
                     record = row["record"]
-                    if record["key"] not in done:
-                        append_observation(out, record)
-                        done.add(record["key"])
+                    if record["key"] not in run.done:
+                        append_observation(run.out, record)
+                        run.done.add(record["key"])
                         report.recorded += 1
-                    tally.add(record["outcome"])
-                    tally.attempts += int(row.get("settled", 1)) - 1
+                    run.tally.add(record["outcome"])
+                    run.tally.attempts += int(row.get("settled", 1)) - 1
                     if progress:
                         what = record["exporter"] if record["outcome"] != "build" else "(build failed)"
-                        progress(tally.attempts, total, tally, f"{record['source']}/{record['model']} {what}")
+                        progress(sum(r.tally.attempts for r in runs), sum(r.total for r in runs), run.tally,
+                                 f"{record['versions'].get('torch')}: {record['source']}/{record['model']} {what}")
                 if result["returncode"]:
                     report.errors.append(f"{result['node']}: the collector exited with {result['returncode']}:\n"
                                          + result["stderr"][-1500:])
-        report.lost = max(0, total - tally.attempts)
+        for run in runs:
+            run.report.lost = max(0, run.total - run.tally.attempts)
     finally:
         backend.close()
-        report.wall_s = round(time.monotonic() - start, 1)
-    return out, tally, total, report
+        wall = round(time.monotonic() - start, 1)
+        for run in runs:
+            run.report.wall_s = wall
+    return [(run.out, run.tally, run.total, run.report) for run in runs]
 
 
 def sweep_cluster(entries: list, releases: list[str], *, address: str | None = None, jobs: int = 2,

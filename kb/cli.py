@@ -469,12 +469,13 @@ def compat(releases, exporters, timeout, keep_venvs, runtimes, case_set, as_json
 @click.option("--ray", "ray_address", is_flag=False, flag_value="local", default=None, metavar="[ADDRESS]",
               help="Run the models as tasks on the Ray cluster at ADDRESS (host:port); alone, on a Ray "
                    "started on this machine for the run. Needs the cluster extra.")
-@click.option("--torch", "torch_version", default=None, metavar="VERSION",
-              help="Run on this torch release, in the sweep's venv for it (made on each node if missing).")
+@click.option("--torch", "torch_versions", multiple=True, metavar="VERSION",
+              help="Run on this torch release, in the sweep's venv for it (made on each node if missing); "
+                   "repeatable: the releases share the cluster.")
 @click.option("--batch", default=2, show_default=True, type=click.IntRange(1, 100),
               help="Models per task, with --ray or --torch.")
 def collect(sources, exporters, models, jobs, shard, timeout, build_timeout, memory_mb, limit, out_path, merge,
-            apply_fixes, ray_address, torch_version, batch):
+            apply_fixes, ray_address, torch_versions, batch):
     """Run exporters over the corpus in isolated warm workers; append observations (resumable).
 
     --models takes comma-separated patterns, or @FILE with one pattern per line."""
@@ -487,11 +488,11 @@ def collect(sources, exporters, models, jobs, shard, timeout, build_timeout, mem
             out.print(f"merged {added} observations into {target.name}")
         return
     model_patterns = _model_patterns(models)
-    if ray_address is not None or torch_version:
+    if ray_address is not None or torch_versions:
         if shard or apply_fixes:
             raise click.UsageError("--shard and --apply-fixes run on the local pool, without --ray or --torch")
         _collect_cluster(sources, exporters, model_patterns, jobs, timeout, build_timeout, memory_mb, limit,
-                         out_path, ray_address, torch_version, batch)
+                         out_path, ray_address, list(torch_versions) or [None], batch)
         return
     try:
         shard_spec = parse_shard(shard)
@@ -553,7 +554,7 @@ def _model_patterns(models: str | None) -> list[str] | None:
 
 
 def _collect_cluster(sources, exporters, models, jobs, timeout, build_timeout, memory_mb, limit, out_path,
-                     ray_address, torch_version, batch):
+                     ray_address, torch_versions, batch):
     from collectors.cluster import ClusterError, collect_cluster
 
     with _progress("collecting", counts=True, transient=False) as update:
@@ -562,26 +563,32 @@ def _collect_cluster(sources, exporters, models, jobs, timeout, build_timeout, m
             update(done, total, label[:60], counts=" ".join(f"{k}={v}" for k, v in sorted(tally.counts.items())))
 
         try:
-            path, tally, total, report = collect_cluster(
+            runs = collect_cluster(
                 [s.strip() for s in sources.split(",") if s.strip()], [e.strip() for e in exporters.split(",") if e.strip()],
                 models=models, address=None if ray_address in (None, "local") else ray_address,
-                use_ray=ray_address is not None, torch_version=torch_version, jobs=jobs, batch=batch,
+                use_ray=ray_address is not None, torch_versions=torch_versions, jobs=jobs, batch=batch,
                 attempt_timeout=timeout, build_timeout=build_timeout, memory_mb=memory_mb, out=out_path, limit=limit,
                 progress=progress)
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
         except ClusterError as exc:
             raise click.ClickException(str(exc)) from None
-    counts = ", ".join(f"{k} {v}" for k, v in sorted(tally.counts.items())) or "nothing to do"
-    nodes = ", ".join(f"{n} ({b})" for n, b in sorted(report.nodes.items())) or "none"
-    out.print(f"{tally.attempts}/{total} attempts recorded in {path}: {counts}")
-    out.print(f"{report.backend}: {report.batches} tasks on {len(report.nodes)} nodes ({nodes}); "
-              f"{report.skipped} of {report.planned} planned "
-              f"attempts were already recorded; {report.wall_s:.0f}s")
-    for error in report.errors:
-        out.print(f"[red]{escape(error)}[/]")
-    if report.errors:
-        out.print(f"[yellow]{report.lost} attempts were not recorded; run the same command again to resume[/]")
+    failed = False
+    for path, tally, total, report in runs:
+        name = f"torch {report.versions.get('torch') or report.torch or 'installed'}"
+        counts = ", ".join(f"{k} {v}" for k, v in sorted(tally.counts.items())) or "nothing to do"
+        nodes = ", ".join(f"{n} ({b})" for n, b in sorted(report.nodes.items())) or "none"
+        if path:
+            out.print(f"{name}: {tally.attempts}/{total} attempts recorded in {path}: {counts}")
+        out.print(f"{name}: {report.backend}: {report.batches} tasks on {len(report.nodes)} nodes ({nodes}); "
+                  f"{report.skipped} of {report.planned} planned attempts were already recorded; {report.wall_s:.0f}s")
+        for error in report.errors:
+            out.print(f"[red]{escape(error)}[/]")
+        if report.errors:
+            failed = True
+            out.print(f"[yellow]{name}: {report.lost} attempts were not recorded; run the same command again "
+                      f"to resume[/]")
+    if failed:
         sys.exit(1)
 
 

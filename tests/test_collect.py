@@ -72,3 +72,27 @@ def test_shards_partition_the_work_and_merge(tmp_path, monkeypatch):
     [(target, added)] = merge(tmp_path)
     assert target.name == "corpus-torch-x.jsonl" and added == 12
     assert len(records(target)) == 12 and not list(tmp_path.glob("*.shard-*"))
+
+
+def test_the_driver_without_ray_records_what_the_pool_records(tmp_path):
+    # `--torch` runs the same plan through `python -m collectors.remote` in threads: the
+    # protocol every cluster task uses, here without Ray. The pinned release is this venv.
+    from conftest import PINNED_TORCH
+
+    env = {**os.environ, "PYTHONPATH": f"{TESTS}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    outs = {}
+    for name, extra in (("pool", []), ("driver", ["--torch", PINNED_TORCH.split("+")[0], "--batch", "5"])):
+        outs[name] = tmp_path / name / "obs.jsonl"
+        outs[name].parent.mkdir()
+        r = subprocess.run([sys.executable, "-m", "kb.cli", "collect", "--corpus", "module:quick_corpus",
+                            "--exporters", "export,jit-trace", "--out", str(outs[name]), *extra],
+                           env=env, cwd=REPO, capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stderr[-2000:]
+    assert "local: 3 tasks" in r.stdout, r.stdout
+    pool, driver = records(outs["pool"]), records(outs["driver"])
+    assert {x["key"]: x["outcome"] for x in driver} == {x["key"]: x["outcome"] for x in pool}
+    assert len(driver) == 24 and all(x["model_libs"]["numpy"] for x in driver)  # recorded beside the key
+    again = subprocess.run([sys.executable, "-m", "kb.cli", "collect", "--corpus", "module:quick_corpus",
+                            "--exporters", "export,jit-trace", "--out", str(outs["driver"]), "--torch", "x.y.z",
+                            "--torch", "x.y.z"], env=env, cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 2 and "--torch takes a release such as 2.9.1" in again.stderr  # before any install
