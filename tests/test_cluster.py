@@ -80,6 +80,12 @@ def _stop(temp: Path) -> None:
             pass
 
 
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 @pytest.fixture(scope="module")
 def cluster():
     """A head node and a worker node, one CPU each, on this machine's loopback."""
