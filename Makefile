@@ -70,6 +70,7 @@ bench: setup
 	$(BIN)/python bench/bench_ui.py
 	$(BIN)/python bench/bench_site.py
 	$(BIN)/python bench/bench_collect.py
+	$(BIN)/python bench/bench_cluster.py
 
 devset-eval: setup
 	-$(BIN)/python -m kb.calibrate --check
