@@ -3,25 +3,6 @@ from pathlib import Path
 
 import pytest
 
-# Test files that share an expensive session fixture run on the same xdist worker, so it
-# is made once: the browser tests look at the same site build as test_site.py.
-SAME_WORKER = {"test_site_browser": "test_site"}
-
-
-def pytest_collection_modifyitems(items):
-    """Each test file is one xdist group (`--dist loadgroup`): its tests run in order on
-    one worker, so module fixtures (a Ray cluster, a server) are made once."""
-    for item in items:
-        name = item.module.__name__.rsplit(".", 1)[-1] if item.module else item.nodeid.split("::")[0]
-        item.add_marker(pytest.mark.xdist_group(SAME_WORKER.get(name, name)))
-
-REPO = Path(__file__).resolve().parent.parent
-EXAMPLE = REPO / "entries" / "static-batch-size"
-# The torch release the project pins (constraints.txt): where `exportkb check` holds.
-PINNED_TORCH = next(line.split("==", 1)[1].strip() for line in (REPO / "constraints.txt").read_text().splitlines()
-                    if line.startswith("torch=="))
-
-
 @pytest.fixture
 def kb_root(tmp_path, monkeypatch):
     """An isolated knowledge-base root holding a copy of the example entry."""
