@@ -3,6 +3,13 @@ from pathlib import Path
 
 import pytest
 
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = REPO / "entries" / "static-batch-size"
+# The torch release the project pins (constraints.txt): where `exportkb check` holds.
+PINNED_TORCH = next(line.split("==", 1)[1].strip() for line in (REPO / "constraints.txt").read_text().splitlines()
+                    if line.startswith("torch=="))
+
+
 @pytest.fixture
 def kb_root(tmp_path, monkeypatch):
     """An isolated knowledge-base root holding a copy of the example entry."""
