@@ -8,14 +8,18 @@ from importlib import metadata
 from kb.observations import VERSIONED_LIBS
 
 
-def library_versions() -> dict[str, str | None]:
+def _installed(libs) -> dict[str, str | None]:
     found: dict[str, str | None] = {}
-    for lib in VERSIONED_LIBS:
+    for lib in libs:
         try:
             found[lib] = metadata.version(lib)
         except metadata.PackageNotFoundError:
             found[lib] = None
     return found
+
+
+def library_versions() -> dict[str, str | None]:
+    return _installed(VERSIONED_LIBS)
 
 
 def environment() -> dict[str, str]:
@@ -29,10 +33,4 @@ MODEL_LIBS = ("torchvision", "timm", "numpy", "onnx-ir")
 
 
 def model_lib_versions() -> dict[str, str | None]:
-    found: dict[str, str | None] = {}
-    for lib in MODEL_LIBS:
-        try:
-            found[lib] = metadata.version(lib)
-        except metadata.PackageNotFoundError:
-            found[lib] = None
-    return found
+    return _installed(MODEL_LIBS)
