@@ -71,7 +71,10 @@ def test_a_result_link_is_in_the_address_bar_copies_and_reopens_the_same_answer(
     page.fill("#error-box", TUTORIAL_ERROR)
     page.press("#error-box", "Control+Enter")  # keyboard submit
     page.wait_for_selector("#share")
-    assert "?z=" in page.url  # the address bar holds the result's link
+    # The address bar holds the result's link once the page's script has run; on a busy
+    # machine that is a moment after the element appears, so wait for it (5 s, then fail).
+    page.wait_for_url(lambda address: "?z=" in address, timeout=5000)
+    assert "?z=" in page.url
     link = page.input_value("#permalink")
     assert page.url == link
     page.click("#copy-link")
