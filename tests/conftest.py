@@ -39,13 +39,38 @@ def repo_matcher(kb_db):
     return load_matcher(kb_db)
 
 
+def once_per_run(tmp_path_factory, name: str, make):
+    """`make()`'s value, made once for the whole test run even under pytest-xdist.
+
+    Each xdist worker has its own session, so a session fixture would be made once per
+    worker; the site builds take minutes. The first worker to ask makes the value under a
+    lock in the directory the workers share and pickles it; the others read it. The value
+    only holds paths and plain data, and the files behind them stay until the run ends."""
+    import os
+    import pickle
+
+    from filelock import FileLock
+
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return make()
+    shared = tmp_path_factory.getbasetemp().parent
+    with FileLock(str(shared / f"{name}.lock")):
+        stored = shared / f"{name}.pickle"
+        if stored.is_file():
+            return pickle.loads(stored.read_bytes())
+        value = make()
+        stored.write_bytes(pickle.dumps(value))
+        return value
+
+
 @pytest.fixture(scope="session")
 def site_build(tmp_path_factory):
-    """The documentation site in en, ko and zh_CN, built once per session from complete
-    pseudo-translated catalogues with -W (tests/site_helpers.py)."""
+    """The documentation site in en, ko and zh_CN, built once per run from complete
+    pseudo-translated catalogues with -W (tests/site_helpers.py). Tests read it; a test
+    that needs to change a catalogue or a page copies it first."""
     from site_helpers import build_pseudo_translated
 
-    return build_pseudo_translated(tmp_path_factory)
+    return once_per_run(tmp_path_factory, "site-build", lambda: build_pseudo_translated(tmp_path_factory))
 
 
 @pytest.fixture(scope="session")
@@ -53,7 +78,8 @@ def committed_site(tmp_path_factory, site_build):
     """The site's html/ built with the committed catalogues, once they are complete; else None."""
     from site_helpers import build_with_committed_catalogues
 
-    return build_with_committed_catalogues(tmp_path_factory, site_build)
+    return once_per_run(tmp_path_factory, "committed-site",
+                        lambda: build_with_committed_catalogues(tmp_path_factory, site_build))
 
 
 @pytest.fixture(scope="session")

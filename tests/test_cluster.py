@@ -120,7 +120,10 @@ def collect_cmd(out, corpus, exporters, *extra):
 def test_a_cluster_run_records_what_the_local_pool_records(cluster, tmp_path):
     # Models that hang, segfault, run out of memory and fail to build: the isolation
     # (limits, signals, the child's own log) must work the same inside a Ray task.
-    limits = ["--timeout", "20", "--memory-mb", "1500"]
+    # The hang model sleeps for an hour, so any timeout catches it; the others must end well
+    # inside it even on a loaded machine (at 20 s the hog was once cut by the clock before
+    # it passed the memory limit, while the whole test suite ran beside it).
+    limits = ["--timeout", "30", "--memory-mb", "1500"]
     local, remote = tmp_path / "local" / "obs.jsonl", tmp_path / "ray" / "obs.jsonl"
     for out in (local, remote):
         out.parent.mkdir()

@@ -128,7 +128,7 @@ def test_timm_unfused_attention_fix_lets_the_onnx_export_through():
     assert not any(getattr(m, "fused_attn", False) for m in case.model.modules())
 
 
-def test_no_layout_optimization_fix_makes_the_aoti_package_agree(monkeypatch):
+def test_no_layout_optimization_fix_makes_the_aoti_package_agree():
     """aoti-conv-layout-unbacked-batch on its patch-embedding script, run as a corpus case:
     the default AOTInductor package returns reordered values, the fixed one eager's."""
     import torch._inductor.config as inductor_config
@@ -136,11 +136,16 @@ def test_no_layout_optimization_fix_makes_the_aoti_package_agree(monkeypatch):
     from collectors import exporters, fixes
     from collectors.corpus import source
 
-    # The fix sets a global Inductor option (in a forked attempt, normally); restore it.
-    monkeypatch.setattr(inductor_config, "layout_optimization", inductor_config.layout_optimization)
-    case = source("entry").build("aoti-conv-layout-unbacked-batch/failing_patch_embed.py")
-    before = exporters.attempt("aoti", case)
-    assert (before.outcome, before.failed_stage) == ("fail", "numeric") and "disagrees with eager" in before.message
-    after = exporters.attempt("aoti", fixes.by_id("no-layout-optimization", "aoti").transform(case))
-    assert after.outcome == "ok", after.message
-    assert inductor_config.layout_optimization is False
+    # The fix sets a global Inductor option (in a forked attempt, normally); restore it
+    # with the config's own patch(). pytest's monkeypatch must not be used here: its undo
+    # deletes the option from torch's config module, and every later AOTI attempt forked
+    # from this worker then fails with "layout_optimization does not exist".
+    original = inductor_config.layout_optimization
+    with inductor_config.patch(layout_optimization=original):
+        case = source("entry").build("aoti-conv-layout-unbacked-batch/failing_patch_embed.py")
+        before = exporters.attempt("aoti", case)
+        assert (before.outcome, before.failed_stage) == ("fail", "numeric") and "disagrees with eager" in before.message
+        after = exporters.attempt("aoti", fixes.by_id("no-layout-optimization", "aoti").transform(case))
+        assert after.outcome == "ok", after.message
+        assert inductor_config.layout_optimization is False
+    assert inductor_config.layout_optimization is original

@@ -382,7 +382,7 @@ def test_build_fails_on_an_untranslated_or_fuzzy_message(site_build, tmp_path, c
     assert getattr(cov, field) == 1 and not cov.complete
     assert ("entries", "Cause") in cov.examples
     with pytest.raises(site_i18n.TranslationIncomplete, match=rf"ko: \d+ untranslated"):
-        site.build_site(("ko",), locale=locale, out=site_build.out, src=site_build.src)
+        site.build_site(("ko",), locale=locale, out=tmp_path / "out", src=site_build.src)
     assert site_i18n.main(["--pot", str(site_build.pot), "--locale", str(locale), "--lang", "ko"]) == 1
 
 
