@@ -232,17 +232,32 @@ def add_executorch(python: Path, torch_version: str) -> str | None:
     return None
 
 
+# Companions installed only when a swept entry needs them (the others always are).
+OPTIONAL_COMPANIONS = frozenset({"executorch"})
+
+
 def companions_path(folder: Path | None = None) -> Path:
     return (folder or paths.observations_dir()) / "sweep-companions.json"
 
 
-def record_companions(report: "ReleaseReport", folder: Path | None = None) -> None:
+def record_companions(report: "ReleaseReport", folder: Path | None = None, *, tried: frozenset = frozenset()) -> None:
     """observations/sweep-companions.json: per release, the companions its venv had, and why
-    any that the sweep asked for is missing. Rewritten whole, sorted, so diffs stay small."""
+    any that the sweep asked for is missing. Rewritten whole, sorted, so diffs stay small.
+
+    An optional companion (executorch) that this sweep did not try to install, because
+    none of its entries needed it, keeps what an earlier sweep of the release recorded:
+    sweeping one AOTInductor entry must not erase why executorch is missing there."""
     path = companions_path(folder)
     data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    data[report.torch] = {"versions": {k: v for k, v in sorted(report.versions.items()) if k != "torch"},
-                          "missing": dict(sorted(report.missing.items()))}
+    before = data.get(report.torch, {})
+    versions = {k: v for k, v in report.versions.items() if k != "torch"}
+    missing = dict(report.missing)
+    for lib in OPTIONAL_COMPANIONS - tried:
+        if lib in before.get("versions", {}):
+            versions[lib] = before["versions"][lib]
+        if lib in before.get("missing", {}):
+            missing[lib] = before["missing"][lib]
+    data[report.torch] = {"versions": dict(sorted(versions.items())), "missing": dict(sorted(missing.items()))}
     path.write_text(json.dumps(dict(sorted(data.items())), indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
@@ -272,7 +287,8 @@ def run_release(entries: list[Entry], torch_version: str, *, jobs: int = 2, time
         start = time.monotonic()
         python = create_venv(torch_version, folder)
         pip_log(torch_version).unlink(missing_ok=True)
-        if any("executorch" in e.exporters for e in entries):
+        tried = frozenset({"executorch"}) if any("executorch" in e.exporters for e in entries) else frozenset()
+        if tried:
             reason = add_executorch(python, torch_version)
             if reason:
                 report.missing["executorch"] = reason
@@ -280,7 +296,7 @@ def run_release(entries: list[Entry], torch_version: str, *, jobs: int = 2, time
         report.venv_mb = round(_du_mb(folder / "venv"), 1)
         probed = probe_versions(python)
         report.versions = probed["versions"]
-        record_companions(report, out_folder)
+        record_companions(report, out_folder, tried=tried)
         env = {"python": probed["python"], "platform": probed["platform"]}
         jobs_list = [(e, c, "failing") for e in entries for c in e.failing_cases] + \
                     [(e, e.fixed_case, "fixed") for e in entries]

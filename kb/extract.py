@@ -5,9 +5,10 @@ with "The above exception was the direct cause..." between them; TorchScript pri
 bare `RuntimeError:` and puts the message, a source excerpt and `~~~ <--- HERE` on the
 following lines; wrappers (the ONNX exporter, `UserError`) embed the inner error's
 text in their own message; `warnings.warn` prints `path:line: UserWarning: message`.
-The extractor returns every such exception block, in the order printed. When the text
-holds no recognisable exception line (a user pasted part of a message), the whole text
-is returned as one block without a type.
+The extractor returns every such exception block, in the order printed, and the first
+errors of a C/C++ compiler printed outside them (AOTInductor's builds). When the text
+holds no recognisable exception line (a user pasted part of a message, or a build log),
+the whole text is returned as one more block without a type.
 """
 from __future__ import annotations
 
@@ -32,6 +33,12 @@ _WARNING = re.compile(r"(?P<loc>[^\n]{0,500}?):\d{1,9}: (?P<type>[A-Za-z_]\w{0,1
 _FRAME = re.compile(r'[ \t]{0,8}File "(?P<file>[^"\n]{1,1000})", line \d{1,9}, in (?P<func>[^\n]{1,300})$')
 # An exception raised without a message prints its type alone: "AssertionError".
 _BARE = re.compile(r"(?P<type>(?:[A-Za-z_]\w{0,100}\.){0,20}[A-Za-z_]\w{0,100})$")
+# A C or C++ compiler's diagnostic: "file.cpp:557:33: error: message", or "fatal error:".
+# AOTInductor on older releases lets g++ print to stderr before torch raises a bare
+# "CppCompileError: C++ compile error"; the compiler's line is the error that says why.
+_COMPILER_ERROR = re.compile(r"[^\n]{0,1000}?:\d{1,9}:(?:\d{1,9}:)? (?P<msg>(?:fatal )?error: .*)$")
+# The first errors are the cause; the rest of a long build log follows from them.
+MAX_COMPILER_BLOCKS = 2
 _TYPE_SUFFIX = re.compile(r"(?:Error|Exception|Warning|Exit|Interrupt|Failure|Failed|Fail|Unsupported|SymNode)$")
 _BOUNDARY = (
     "Traceback (most recent call last):",
@@ -44,7 +51,7 @@ _BOUNDARY = (
 class ExceptionBlock:
     type: str  # "" when the input held no recognisable exception line
     message: str
-    kind: str = "exception"  # "exception", "warning" or "text"
+    kind: str = "exception"  # "exception", "warning", "compiler" or "text"
 
     @property
     def text(self) -> str:
@@ -102,6 +109,7 @@ def extract(text: str, *, already_clean: bool = False) -> list[ExceptionBlock]:
     # The last traceback frame seen, until a line that is neither its source line nor
     # the ^^^ markers under it: only a type printed there is a bare exception.
     frame: tuple[str, str, str] | None = None
+    compiler_blocks = 0
 
     def close() -> None:
         if current is not None:
@@ -124,6 +132,13 @@ def extract(text: str, *, already_clean: bool = False) -> list[ExceptionBlock]:
             body, size = [header[1]], len(header[1])
             continue
         if current is None:
+            # A compiler's error printed outside any exception (before the traceback, or a
+            # build log pasted alone) is a block of its own; inside an exception's message
+            # it stays part of that message.
+            if (compiler_blocks < MAX_COMPILER_BLOCKS and "error: " in line and len(line) <= MAX_HEADER_LINE
+                    and (c := _COMPILER_ERROR.match(line))):
+                blocks.append(ExceptionBlock("", c["msg"].strip(), "compiler"))
+                compiler_blocks += 1
             continue
         # warnings.warn prints the message, then the indented source line; the next
         # unindented line is someone else's output (a log line, another message).
@@ -135,7 +150,7 @@ def extract(text: str, *, already_clean: bool = False) -> list[ExceptionBlock]:
             body.append(line.rstrip())
             size += len(line) + 1
     close()
-    if not blocks:
+    if all(b.kind == "compiler" for b in blocks):
         tail = text.strip()[-MAX_BLOCK_CHARS:]
         if tail:
             blocks.append(ExceptionBlock("", tail, "text"))

@@ -108,3 +108,37 @@ def test_a_type_name_alone_outside_a_traceback_is_not_an_exception():
     assert [b.kind for b in extract("starting\nRuntimeError\ndone\n")] == ["text"]
     text = 'Traceback (most recent call last):\n  File "/x.py", line 3, in f\n    g()\nprinted by g\nValueError\n'
     assert [b.kind for b in extract(text)] == ["text"]
+
+
+def _swept_failure(entry: str, torch: str) -> dict:
+    import json
+
+    from conftest import REPO
+
+    path = REPO / "observations" / f"sweep-torch-{torch}.jsonl"
+    return next(r for r in map(json.loads, path.read_text().splitlines())
+                if r.get("entry") == entry and r["case"] == "failing.py" and r["outcome"] == "fail")
+
+
+def test_a_compiler_error_printed_before_the_traceback_is_a_block_of_its_own():
+    # torch 2.4.1's AOTInductor lets g++ write to stderr, then raises a bare
+    # "CppCompileError: C++ compile error ... Output: None": the cause is only in g++'s line.
+    rec = _swept_failure("aoti-missing-c-shim", "2.4.1")
+    blocks = extract(rec["traceback"])
+    compiler = [b for b in blocks if b.kind == "compiler"]
+    assert [b.text for b in compiler] == [
+        "error: ‘aoti_torch_cpu_linalg_inv_ex’ was not declared in this scope; did you mean ‘aoti_torch_cpu_view_dtype’?"]
+    assert blocks[-1].kind == "exception" and blocks[-1].type.endswith("CppCompileError")
+    assert "was not declared" not in blocks[-1].text  # the exception itself does not say why
+
+
+def test_compiler_lines_inside_an_exception_stay_in_its_message_and_a_bare_log_keeps_its_text_block():
+    inside = "torch._inductor.exc.CppCompileError: C++ compile error\n\nOutput:\nm.cpp:4:10: fatal error: omp.h: No such file or directory\n"
+    blocks = extract(inside)
+    assert [b.kind for b in blocks] == ["exception"] and "omp.h" in blocks[0].message
+    log = "m.cpp: In function ‘void f()’:\nm.cpp:9:3: error: ‘g’ was not declared in this scope\n" + "".join(
+        f"m.cpp:{n}:1: error: ‘h{n}’ was not declared in this scope\n" for n in range(10, 40))
+    blocks = extract(log)
+    # the first two errors, then (no exception at all) the whole text as before
+    assert [b.kind for b in blocks] == ["compiler", "compiler", "text"]
+    assert blocks[0].text == "error: ‘g’ was not declared in this scope" and "h39" in blocks[-1].text

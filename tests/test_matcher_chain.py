@@ -29,3 +29,18 @@ def test_a_pattern_hit_on_the_raised_exception_outranks_one_on_its_cause(repo_ma
 def test_the_bare_inspect_error_is_still_its_own_entry(repo_matcher):
     best = repo_matcher.search(_recorded_failure("jit-source-unavailable")).best
     assert best.id == "jit-source-unavailable" and not best.tie
+
+
+def test_the_full_stderr_of_an_aoti_build_that_g_plus_plus_refused_finds_its_entry(repo_matcher):
+    """The stderr of aoti-missing-c-shim's failing script on torch 2.4.1, as the sweep
+    recorded it: g++'s error comes before the traceback, whose exception says only
+    "C++ compile error"."""
+    import json
+
+    from conftest import REPO
+
+    path = REPO / "observations" / "sweep-torch-2.4.1.jsonl"
+    rec = next(r for r in map(json.loads, path.read_text().splitlines())
+               if r.get("entry") == "aoti-missing-c-shim" and r["case"] == "failing.py")
+    shown = repo_matcher.search(rec["traceback"]).shown
+    assert shown and shown[0].id == "aoti-missing-c-shim"

@@ -106,6 +106,18 @@ def test_each_release_records_its_companions_and_why_one_is_missing(tmp_path):
     assert list(data) == ["2.1.2", "2.13.0"]
     assert data["2.1.2"] == {"versions": {"executorch": None, "onnx": "1.15.0"}, "missing": {"executorch": reason}}
     assert data["2.13.0"]["missing"] == {} and data["2.13.0"]["versions"]["executorch"] == "1.5.1"
+    # A later sweep of one AOTInductor entry installs no executorch: the earlier record of
+    # executorch stays (on both releases), and the other companions are updated.
+    for torch, onnx in (("2.1.2", "1.15.1"), ("2.13.0", "1.23.3")):
+        record_companions(ReleaseReport(torch, versions={"torch": torch, "onnx": onnx, "executorch": None}), tmp_path)
+    data = json.loads(companions_path(tmp_path).read_text())
+    assert data["2.1.2"] == {"versions": {"executorch": None, "onnx": "1.15.1"}, "missing": {"executorch": reason}}
+    assert data["2.13.0"]["versions"] == {"executorch": "1.5.1", "onnx": "1.23.3"}
+    # A sweep that does try it records what it found, even that it is gone now.
+    record_companions(ReleaseReport("2.13.0", versions={"torch": "2.13.0", "onnx": "1.23.3", "executorch": None},
+                                    missing={"executorch": "pip failed"}), tmp_path, tried=frozenset({"executorch"}))
+    data = json.loads(companions_path(tmp_path).read_text())
+    assert data["2.13.0"] == {"versions": {"executorch": None, "onnx": "1.23.3"}, "missing": {"executorch": "pip failed"}}
     # Every release the sweep pins has an executorch from its time or says why not.
     assert set(EXECUTORCH) <= set(__import__("collectors.sweep", fromlist=["COMPANIONS"]).COMPANIONS)
 
