@@ -219,3 +219,48 @@ def test_a_long_form_paste_is_decoded_only_where_it_is_read():
     # A short paste is decoded whole, as before.
     short = search_pool.request_text(urlencode({"error": STATIC}).encode(), "application/x-www-form-urlencoded", "error")
     assert (short.text, short.size, short.echo) == (STATIC, None, None)
+
+
+def _children(pid: int) -> set[int]:
+    from pathlib import Path
+
+    found = set()
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                stat = (proc / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.add(int(proc.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    from pathlib import Path
+
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_the_search_workers_end_when_the_server_is_killed():
+    """`exportkb serve` killed with SIGKILL (or stopped by a test's terminate) must not
+    leave its search workers idling, each with a matcher in memory."""
+    import signal
+    import time
+    import urllib.request
+
+    from browser import serving
+
+    with serving() as url:
+        urllib.request.urlopen(url + "search.json?q=" + quote(STATIC), timeout=60).read()
+        server = next(p for p in _children(os.getpid()) if b"serve" in open(f"/proc/{p}/cmdline", "rb").read())
+        workers = _children(server)
+        assert len(workers) >= 1
+        os.kill(server, signal.SIGKILL)
+        deadline = time.monotonic() + 15
+        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not [w for w in workers if _alive(w)]

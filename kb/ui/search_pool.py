@@ -20,6 +20,7 @@ import json
 import multiprocessing
 import os
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -173,6 +174,22 @@ def warm(db: str, mtime_ns: int) -> bool:
     return True
 
 
+def _die_with_server(server_pid: int) -> None:
+    """A worker's initializer: the worker ends when the server does.
+
+    The workers wait on a queue whose write end they hold themselves, so nothing tells
+    them that a server stopped by a signal or by SIGKILL has gone; they would idle on,
+    each with a matcher in memory. A daemon thread checks once a second that the server
+    is still the worker's parent. (Linux's PR_SET_PDEATHSIG would fire when the server's
+    *thread* that started the worker ends, which need not be the server's end.)"""
+    def watch() -> None:
+        while os.getppid() == server_pid:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="exportkb-server-watch", daemon=True).start()
+
+
 # -- in the server ------------------------------------------------------------------
 _lock = threading.Lock()
 _pool: ProcessPoolExecutor | None = None
@@ -183,7 +200,8 @@ def _executor() -> ProcessPoolExecutor:
     global _pool
     with _lock:
         if _pool is None:
-            _pool = ProcessPoolExecutor(max_workers=WORKERS, mp_context=multiprocessing.get_context("spawn"))
+            _pool = ProcessPoolExecutor(max_workers=WORKERS, mp_context=multiprocessing.get_context("spawn"),
+                                        initializer=_die_with_server, initargs=(os.getpid(),))
         return _pool
 
 
