@@ -67,6 +67,18 @@ def test_inline_prose_becomes_safe_rst():
     assert site_rst.inline("(`Dim`)") == "(``Dim``)"
 
 
+def test_bold_prose_becomes_strong_emphasis_around_literals_and_next_to_cjk():
+    assert site_rst.inline("**Upgrade torch.** Later") == "**Upgrade torch.** Later"
+    # RST cannot nest markup: a literal inside bold splits it into two strong runs.
+    assert site_rst.inline("**Keep the `abi_compatible` switch**, then") == \
+        "**Keep the** ``abi_compatible`` **switch**, then"
+    assert site_rst.inline("2 ** 3 and **unpaired") == r"2 \*\* 3 and \*\*unpaired"
+    # Translations hold the escaped markers of the English; next to a Chinese character or
+    # a Korean particle, an escaped space lets docutils see the markup.
+    assert site_rst.strong(r"就\*\*避开该算子\*\*，例如") == r"就\ **避开该算子**\ ，例如"
+    assert site_rst.strong(r"\*\*\ ``x`` 스위치가\*\* 있") == r"\ ``x`` **스위치가** 있"
+
+
 def test_markdown_lists_become_rst_lists():
     rst = site_rst.prose("Choose one:\n- first `a`\n  continues\n- second\n\nAfter.")
     assert rst == "Choose one:\n\n- first ``a`` continues\n- second\n\nAfter.\n"

@@ -72,6 +72,73 @@ def inline(text: str) -> str:
         lead = "" if not before or before in _OK_BEFORE else "\\ "
         trail = "" if not after or after in _OK_AFTER else "\\ "
         out.append(f"{lead}``{code}``{trail}")
+    return strong("".join(out))
+
+
+# In escaped RST: an inline literal (or the :literal: role), an escaped character, and
+# the escaped form of Markdown's bold marker that escape() leaves behind.
+_RST_TOKEN = re.compile(r"``.+?``|:literal:`(?:\\.|[^`\\])*`|\\\*\\\*|\\.")
+_MARKER = "\\*\\*"
+
+
+def strong(rst: str) -> str:
+    """Markdown's **bold** in escaped RST (`\\*\\*...\\*\\*`) as RST strong emphasis.
+
+    RST cannot nest inline markup, so bold text around an inline literal becomes one
+    strong run on each side of it ("**Keep the** ``x`` **switch**"). Each run is cut
+    free of spaces, and an escaped space (which renders as nothing) separates it from a
+    neighbour that docutils would not accept next to markup, as a Korean particle or a
+    Chinese character. Applied to the English text and, by the catalogue migration, to
+    the translations, which hold the same markers."""
+    # As in Markdown, a marker opens only before a non-space and closes only after one
+    # ("2 ** 3" is not bold); a marker left unpaired stays escaped.
+    pairs, opening = [], None
+    for m in _RST_TOKEN.finditer(rst):
+        if m.group(0) != _MARKER:
+            continue
+        if opening is None:
+            if rst[m.end():m.end() + 1].strip():
+                opening = m
+        elif rst[m.start() - 1:m.start()].strip():
+            pairs.append((opening, m))
+            opening = None
+    if not pairs:
+        return rst
+    out: list[str] = []
+    pos = 0
+    for opening, closing in pairs:
+        out.append(rst[pos:opening.start()])
+        out.append(_strong_runs(rst[opening.end():closing.start()], "".join(out)[-1:], rst[closing.end():][:1]))
+        pos = closing.end()
+    out.append(rst[pos:])
+    return "".join(out)
+
+
+def _strong_runs(inner: str, before: str, after: str) -> str:
+    """`inner` (escaped RST) with every stretch of text outside literals in **...**."""
+    pieces: list[str] = []
+    pos = 0
+    for m in _RST_TOKEN.finditer(inner):
+        if m.group(0).startswith(("``", ":literal:")):
+            pieces += [inner[pos:m.start()], m.group(0)]
+            pos = m.end()
+    pieces.append(inner[pos:])
+    out: list[str] = []
+    for i, piece in enumerate(pieces):
+        if i % 2:  # a literal: already delimited by spaces or escaped spaces
+            out.append(piece)
+            continue
+        core = re.sub(r"^(?:\s|\\ )+|(?:\s|\\ )+$", "", piece)
+        if not core:
+            out.append(piece)
+            continue
+        head = piece[:piece.index(core)]
+        tail = piece[piece.index(core) + len(core):]
+        prev = (("".join(out) + head)[-1:] or before) if (out or head) else before
+        nxt = tail[:1] or (pieces[i + 1][:1] if i + 1 < len(pieces) else after)
+        lead = "" if not prev or prev in _OK_BEFORE else "\\ "
+        trail = "" if not nxt or nxt in _OK_AFTER else "\\ "
+        out.append(f"{head}{lead}**{core}**{trail}{tail}")
     return "".join(out)
 
 
