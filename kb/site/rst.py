@@ -79,6 +79,8 @@ def inline(text: str) -> str:
 # the escaped form of Markdown's bold marker that escape() leaves behind.
 _RST_TOKEN = re.compile(r"``.+?``|:literal:`(?:\\.|[^`\\])*`|\\\*\\\*|\\.")
 _MARKER = "\\*\\*"
+# A stretch of text: its spaces (plain or escaped) at each end, and what they surround.
+_SPACED = re.compile(r"((?:\s|\\ )*)(.*?)((?:\s|\\ )*)", re.S)
 
 
 def strong(rst: str) -> str:
@@ -128,13 +130,11 @@ def _strong_runs(inner: str, before: str, after: str) -> str:
         if i % 2:  # a literal: already delimited by spaces or escaped spaces
             out.append(piece)
             continue
-        core = re.sub(r"^(?:\s|\\ )+|(?:\s|\\ )+$", "", piece)
+        head, core, tail = _SPACED.fullmatch(piece).groups()
         if not core:
             out.append(piece)
             continue
-        head = piece[:piece.index(core)]
-        tail = piece[piece.index(core) + len(core):]
-        prev = (("".join(out) + head)[-1:] or before) if (out or head) else before
+        prev = ("".join(out) + head)[-1:] or before
         nxt = tail[:1] or (pieces[i + 1][:1] if i + 1 < len(pieces) else after)
         lead = "" if not prev or prev in _OK_BEFORE else "\\ "
         trail = "" if not nxt or nxt in _OK_AFTER else "\\ "
