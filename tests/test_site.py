@@ -73,6 +73,9 @@ def test_bold_prose_becomes_strong_emphasis_around_literals_and_next_to_cjk():
     assert site_rst.inline("**Keep the `abi_compatible` switch**, then") == \
         "**Keep the** ``abi_compatible`` **switch**, then"
     assert site_rst.inline("2 ** 3 and **unpaired") == r"2 \*\* 3 and \*\*unpaired"
+    # Python's unpacking is not bold: CommonMark's flanking rules, as GitHub renders them.
+    title = "try/except, f(**kwargs), {**d}, global"
+    assert site_rst.inline(title) == r"try/except, f(\*\*kwargs), {\*\*d}, global"
     # Translations hold the escaped markers of the English; next to a Chinese character or
     # a Korean particle, an escaped space lets docutils see the markup.
     assert site_rst.strong(r"就\*\*避开该算子\*\*，例如") == r"就\ **避开该算子**\ ，例如"

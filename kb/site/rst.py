@@ -9,6 +9,7 @@ docutils warning, and the site is built with -W.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # Characters that may touch an inline literal's start or end without an escaped space
 # (docutils' inline markup recognition rules, kept to the ASCII set we need).
@@ -92,16 +93,17 @@ def strong(rst: str) -> str:
     neighbour that docutils would not accept next to markup, as a Korean particle or a
     Chinese character. Applied to the English text and, by the catalogue migration, to
     the translations, which hold the same markers."""
-    # As in Markdown, a marker opens only before a non-space and closes only after one
-    # ("2 ** 3" is not bold); a marker left unpaired stays escaped.
+    # CommonMark's flanking rules decide which markers open and close: "2 ** 3" and
+    # "f(**kwargs), {**d}" hold no bold. A marker left unpaired stays escaped.
     pairs, opening = [], None
     for m in _RST_TOKEN.finditer(rst):
         if m.group(0) != _MARKER:
             continue
+        prev, nxt = rst[m.start() - 1:m.start()], rst[m.end():m.end() + 1]
         if opening is None:
-            if rst[m.end():m.end() + 1].strip():
+            if not _space(nxt) and (not _punct(nxt) or _space(prev) or _punct(prev)):
                 opening = m
-        elif rst[m.start() - 1:m.start()].strip():
+        elif not _space(prev) and (not _punct(prev) or _space(nxt) or _punct(nxt)):
             pairs.append((opening, m))
             opening = None
     if not pairs:
@@ -114,6 +116,14 @@ def strong(rst: str) -> str:
         pos = closing.end()
     out.append(rst[pos:])
     return "".join(out)
+
+
+def _space(char: str) -> bool:
+    return not char or char.isspace()  # the start and the end of the text count as space
+
+
+def _punct(char: str) -> bool:
+    return bool(char) and unicodedata.category(char)[0] in "PS"
 
 
 def _strong_runs(inner: str, before: str, after: str) -> str:
