@@ -51,6 +51,9 @@ def _block_text(b: ExceptionBlock) -> str:
     if b.kind == "warning":
         # As warnings.warn prints it, so that it is read back as a warning, not raised.
         return f"<warning>:1: {b.type}: {b.message}"
+    if b.kind == "compiler":
+        # As a compiler prints it (file:line:col: error: ...), so that it is read back as one.
+        return f"<compiler>:1:1: {b.message}"
     return b.text
 
 
@@ -76,11 +79,15 @@ def _compose(frames: list[str], blocks: list[ExceptionBlock]) -> str:
 def excerpt(text: str) -> Excerpt:
     """What a link carries of `text` (already cleaned, as the matcher reads it)."""
     blocks = original = bounded_blocks(extract(text, already_clean=True))
-    # With no exception line anywhere the matcher read the text's tail, frames and all.
-    frames = [] if all(b.kind == "text" for b in blocks) else _family_frames(text)
+    # With no exception line anywhere the matcher read the text's tail, frames and all
+    # (and the compiler errors in it, which that tail gives back when read again).
+    tail_only = all(b.kind in ("text", "compiler") for b in blocks)
+    if tail_only:
+        blocks = [b for b in blocks if b.kind == "text"] or blocks
+    frames = [] if tail_only else _family_frames(text)
     # The frame that raised says whether the failure has the shape of an exporter's own
     # bug (evidence.internal_error_shape), so the excerpt keeps it too.
-    raised_in = raising_frame(text) if any(b.kind != "text" for b in blocks) else None
+    raised_in = None if tail_only else raising_frame(text)
     if raised_in and (not frames or frames[-1] != raised_in):
         frames = [*frames, raised_in]
     composed = _compose(frames, blocks)
