@@ -254,7 +254,7 @@ def test_the_search_workers_end_when_the_server_is_killed():
 
     from browser import serving
 
-    with serving() as url:
+    with serving("--no-docs") as url:  # the search pool is what matters, not the docs
         urllib.request.urlopen(url + "search.json?q=" + quote(STATIC), timeout=60).read()
         server = next(p for p in _children(os.getpid()) if b"serve" in open(f"/proc/{p}/cmdline", "rb").read())
         workers = _children(server)
