@@ -117,15 +117,21 @@ def build_pseudo_translated(tmp_path_factory) -> SiteBuild:
 
 
 def build_with_committed_catalogues(tmp_path_factory, built: SiteBuild) -> Path | None:
-    """The site built with the committed catalogues, once they are complete; else None."""
+    """The site built with the committed catalogues, once they are complete; else None.
+
+    Only the translated languages are built again: the English pages read no catalogue,
+    so the pseudo-translated build's English pages, built from the same sources, are
+    linked in beside them (a third of a build saved on every test run)."""
     from kb.site import builder as site
 
     html = None
     if all(c.complete for c in built.real_coverage.values()):
         base = tmp_path_factory.mktemp("site-real")
         locale = copy_locale(REPO / "site" / "locale", base / "locale")
-        site.build_site(LANGS, locale=locale, out=base / "out", src=built.src)
+        translated = [lang for lang in LANGS if lang != "en"]
+        site.build_site(translated, locale=locale, out=base / "out", src=built.src)
         html = base / "out" / "html"
+        (html / "en").symlink_to(built.html / "en", target_is_directory=True)
     return html
 
 
