@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+import procfs
 from conftest import REPO
 
 pytestmark = pytest.mark.torch
@@ -47,28 +48,16 @@ def _env():
 
 def _ours(pid: int) -> bool:
     """A process of this module's cluster: any other Ray on the machine is left alone."""
-    try:
-        return f"EXPORTKB_TEST_CLUSTER={MARK}".encode() in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-    except OSError:
-        return False
+    return f"EXPORTKB_TEST_CLUSTER={MARK}".encode() in procfs.environ(pid)
 
 
 def _stop(temp: Path) -> None:
     """Stop this cluster only (`ray stop` would stop every Ray on the machine): the processes
     that name its folder or carry its mark, and everything they started (Ray's agents
     rename themselves, so only their parents tell whose they are)."""
-    parents: dict[int, int] = {}
-    roots = set()
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit() or int(proc.name) == os.getpid():
-            continue
-        pid = int(proc.name)
-        try:
-            parents[pid] = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            if str(temp).encode() in (proc / "cmdline").read_bytes() or _ours(pid):
-                roots.add(pid)
-        except (OSError, ValueError, IndexError):
-            continue
+    processes = procfs.table()
+    parents = {pid: p.parent for pid, p in processes.items()}
+    roots = {pid for pid, p in processes.items() if any(str(temp).encode() in arg for arg in p.cmdline) or _ours(pid)}
     doomed, frontier = set(roots), set(roots)
     while frontier:
         frontier = {pid for pid, parent in parents.items() if parent in frontier} - doomed
@@ -149,18 +138,8 @@ def test_a_cluster_run_records_what_the_local_pool_records(cluster, tmp_path):
 
 def _collector_processes():
     """pid -> parent pid of every `collectors.remote run` process on this machine."""
-    found = {}
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmdline = (proc / "cmdline").read_bytes().split(b"\0")
-            stat = (proc / "stat").read_text()
-        except OSError:
-            continue
-        if b"collectors.remote" in cmdline and b"run" in cmdline and _ours(int(proc.name)):
-            found[int(proc.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-    return found
+    return {pid: p.parent for pid, p in procfs.table().items()
+            if b"collectors.remote" in p.cmdline and b"run" in p.cmdline and _ours(pid)}
 
 
 def test_a_worker_killed_mid_task_loses_and_duplicates_nothing(cluster, tmp_path):

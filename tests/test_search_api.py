@@ -221,30 +221,6 @@ def test_a_long_form_paste_is_decoded_only_where_it_is_read():
     assert (short.text, short.size, short.echo) == (STATIC, None, None)
 
 
-def _children(pid: int) -> set[int]:
-    from pathlib import Path
-
-    found = set()
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                stat = (proc / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.add(int(proc.name))
-    return found
-
-
-def _alive(pid: int) -> bool:
-    from pathlib import Path
-
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def test_the_search_workers_end_when_the_server_is_killed():
     """`exportkb serve` killed with SIGKILL (or stopped by a test's terminate) must not
     leave its search workers idling, each with a matcher in memory."""
@@ -252,15 +228,17 @@ def test_the_search_workers_end_when_the_server_is_killed():
     import time
     import urllib.request
 
+    import procfs
     from browser import serving
 
     with serving("--no-docs") as url:  # the search pool is what matters, not the docs
         urllib.request.urlopen(url + "search.json?q=" + quote(STATIC), timeout=60).read()
-        server = next(p for p in _children(os.getpid()) if b"serve" in open(f"/proc/{p}/cmdline", "rb").read())
-        workers = _children(server)
+        server = next(p.pid for p in procfs.table().values()
+                      if p.parent == os.getpid() and b"serve" in p.cmdline)
+        workers = procfs.children(server)
         assert len(workers) >= 1
         os.kill(server, signal.SIGKILL)
         deadline = time.monotonic() + 15
-        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        while any(procfs.alive(w) for w in workers) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert not [w for w in workers if _alive(w)]
+        assert not [w for w in workers if procfs.alive(w)]

@@ -24,7 +24,10 @@ from pathlib import Path
 def unbuilt_environment(root: Path) -> None:
     """Point this interpreter at executorch's sources without their compiled modules, and at
     every other installed package as it is: what a checkout that was never built looks like."""
-    installed = Path(next(iter(importlib.util.find_spec("executorch").submodule_search_locations)))
+    spec = importlib.util.find_spec("executorch")
+    if spec is None:  # nothing to copy from: this is a plain missing install, not the case shown here
+        raise ModuleNotFoundError("No module named 'executorch': install it first; this script copies it")
+    installed = Path(next(iter(spec.submodule_search_locations)))
     site_packages = installed.parent
     sources = root / "sources"
     for path in installed.rglob("*"):

@@ -2,10 +2,10 @@
 
 The pip wheel of executorch carries the compiled extension modules next to its Python
 sources, so the program that `failing.py` wrote loads and runs here, and matches eager.
-Before loading anything, the script checks the way a user can: does Python find
-`executorch.extension.pybindings._C`, and in which installed package?
+Afterwards it names the compiled module that did the work and the folder it came from
+(`_C` on executorch 1.5.1, `_portable_lib` on 0.7.0), which is how to check an install.
 """
-import importlib.util
+import sys
 import tempfile
 from importlib import metadata
 from pathlib import Path
@@ -16,10 +16,6 @@ from torch import nn
 
 def main():
     from executorch.exir import to_edge_transform_and_lower
-
-    spec = importlib.util.find_spec("executorch.extension.pybindings._C")
-    assert spec is not None, "executorch's compiled runtime is not installed"
-    print(f"runtime module: {Path(spec.origin).name} (executorch {metadata.version('executorch')})")
 
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(8, 4), nn.ReLU()).eval()
@@ -36,6 +32,11 @@ def main():
         (got,) = method.execute([x])
     with torch.no_grad():
         torch.testing.assert_close(got, model(x))
+    compiled = sorted(f"{name} from {Path(module.__file__).parent}" for name, module in sys.modules.items()
+                      if name.startswith("executorch.extension.pybindings.")
+                      and str(getattr(module, "__file__", "")).endswith(".so"))
+    assert compiled, "the program ran, yet no compiled executorch module was loaded"
+    print(f"executorch {metadata.version('executorch')}: runtime module {', '.join(compiled)}")
     print("ok: the installed runtime loaded the program, ran it and matched eager")
 
 
