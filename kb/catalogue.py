@@ -36,6 +36,13 @@ ID_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 # "ModelOutput" beside "modeloutput" would be two tags with one label.
 TAG_RE = re.compile(r"[a-z0-9][a-z0-9.+_-]*")
 
+
+def tag_label(tag: str) -> str:
+    """The name a tag's page label and anchor get: letters and digits, every other run one '-'.
+    Two spellings with one label ("dynamic_axes", "dynamic-axes") would be one page with
+    two names, so load_catalogue refuses them."""
+    return re.sub(r"[^a-z0-9]+", "-", tag.lower()).strip("-") or "x"
+
 AUTO_FIX_KEYS = ("id", "summary", "exporters", "transform", "retry_as")
 
 
@@ -302,6 +309,15 @@ def load_catalogue(entries_dir: Path) -> list[Entry]:
             entries.append(load_entry(folder))
         except EntryError as exc:
             errors.append(str(exc))
+    spellings: dict[str, set[str]] = {}
+    for entry in entries:
+        for tag in entry.tags:
+            spellings.setdefault(tag_label(tag), set()).add(tag)
+    for label, tags in sorted(spellings.items()):
+        if len(tags) > 1:
+            users = sorted(e.id for e in entries if set(e.tags) & tags)
+            errors.append(f"tags {', '.join(sorted(tags))} are spelt differently but get one label "
+                          f"('{label}'); pick one spelling (entries: {', '.join(users)})")
     if errors:
         raise EntryError("broken entries:\n  " + "\n  ".join(errors))
     return entries

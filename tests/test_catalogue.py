@@ -92,6 +92,18 @@ def test_tags_are_lower_case(kb_root):
         load_entry(folder)
 
 
+def test_two_spellings_of_one_tag_label_are_refused(kb_root):
+    # "dynamic_axes" beside another entry's "dynamic-axes" once left a page linking to a
+    # label that the tag index defined under the other spelling.
+    folder = kb_root / "entries" / "static-batch-size"
+    shutil.copytree(REPO / "entries" / "data-dependent-guard", kb_root / "entries" / "data-dependent-guard")
+    assert "guards" in load_entry(kb_root / "entries" / "data-dependent-guard").tags
+    _edit(folder, 'tags = ["dynamic-shapes", "guards", "batch"]', 'tags = ["dynamic-shapes", "guards.", "batch"]')
+    assert load_entry(folder).tags[1] == "guards."  # a valid tag on its own
+    with pytest.raises(EntryError, match=r"tags guards, guards\. are spelt differently but get one label \('guards'\)"):
+        load_catalogue(kb_root / "entries")
+
+
 def test_issue_reference_must_name_repo_and_number(kb_root):
     folder = kb_root / "entries" / "static-batch-size"
     toml = (folder / "entry.toml").read_text()

@@ -15,6 +15,7 @@ import jinja2
 
 from .. import paths
 from .. import releases as releases_mod
+from ..catalogue import tag_label
 from . import rst
 from .data import SiteData, release_changes
 
@@ -48,7 +49,7 @@ def environment(templates: Path | None = None) -> jinja2.Environment:
         prose=rst.prose,
         lit=rst.literal,
         heading=rst.heading,
-        slug=rst.slug,
+        slug=tag_label,  # only tags are slugged
     )
     return env
 

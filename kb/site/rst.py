@@ -203,11 +203,6 @@ def prose(text: str) -> str:
     return "".join(parts).strip("\n") + "\n"
 
 
-def slug(value: str) -> str:
-    """A label name for a free-form value such as a tag (ids, exporters and stages are already safe)."""
-    return re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-") or "x"
-
-
 def heading(title: str, char: str) -> str:
     """A section title with its underline (the underline must be at least as long)."""
     return f"{title}\n{char * max(len(title), 3)}"
