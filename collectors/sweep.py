@@ -232,8 +232,9 @@ def add_executorch(python: Path, torch_version: str) -> str | None:
     return None
 
 
-# Companions installed only when a swept entry needs them (the others always are).
-OPTIONAL_COMPANIONS = frozenset({"executorch"})
+# Companions installed only when a swept entry uses the exporter that needs them (the
+# others always are): the library, named like its exporter, and what installs it.
+OPTIONAL_COMPANIONS = {"executorch": add_executorch}
 
 
 def companions_path(folder: Path | None = None) -> Path:
@@ -252,7 +253,7 @@ def record_companions(report: "ReleaseReport", folder: Path | None = None, *, tr
     before = data.get(report.torch, {})
     versions = {k: v for k, v in report.versions.items() if k != "torch"}
     missing = dict(report.missing)
-    for lib in OPTIONAL_COMPANIONS - tried:
+    for lib in set(OPTIONAL_COMPANIONS) - tried:
         if lib in before.get("versions", {}):
             versions[lib] = before["versions"][lib]
         if lib in before.get("missing", {}):
@@ -287,11 +288,11 @@ def run_release(entries: list[Entry], torch_version: str, *, jobs: int = 2, time
         start = time.monotonic()
         python = create_venv(torch_version, folder)
         pip_log(torch_version).unlink(missing_ok=True)
-        tried = frozenset({"executorch"}) if any("executorch" in e.exporters for e in entries) else frozenset()
-        if tried:
-            reason = add_executorch(python, torch_version)
+        tried = frozenset(lib for lib in OPTIONAL_COMPANIONS if any(lib in e.exporters for e in entries))
+        for lib in sorted(tried):
+            reason = OPTIONAL_COMPANIONS[lib](python, torch_version)
             if reason:
-                report.missing["executorch"] = reason
+                report.missing[lib] = reason
         report.install_s = round(time.monotonic() - start, 1)
         report.venv_mb = round(_du_mb(folder / "venv"), 1)
         probed = probe_versions(python)
