@@ -229,7 +229,7 @@ def _fix_rows(records: list[dict], matcher: Matcher) -> tuple[list[dict], list[d
         result = "fixed" if rec["outcome"] == "ok" else "same"
         matched = None
         if rec["outcome"] == "fail":
-            best = best_match(failure_blocks(rec), matcher, rec.get("exporter"))
+            best = best_match(failure_blocks(rec), matcher, rec.get("exporter"), entry)
             matched = best.id if best else None
             result = "same" if matched == entry else "other"
         elif rec["outcome"] != "ok":

@@ -79,7 +79,8 @@ def failure_blocks(rec: dict) -> list[ExceptionBlock]:
     return extract(rec["message"]) if rec.get("message") else blocks
 
 
-def best_match(blocks: list[ExceptionBlock], matcher: Matcher, exporter: str | None = None) -> Match | None:
+def best_match(blocks: list[ExceptionBlock], matcher: Matcher, exporter: str | None = None,
+               own: str | None = None) -> Match | None:
     """The entry that explains these exceptions, if any: the one the matcher ranks first,
     when it is confident or one of the entry's own patterns names the failure.
 
@@ -87,12 +88,15 @@ def best_match(blocks: list[ExceptionBlock], matcher: Matcher, exporter: str | N
     the wordings users post. A recorded failure comes with its exporter (which a user's
     frames only hint at) and is classified for counting: a pattern that names its error
     is a claim the entry makes and `exportkb check` verifies, so it is taken even where
-    the wording is too new for the calibrated confidence; between tied entries the
-    ranking's order decides."""
+    the wording is too new for the calibrated confidence. Between tied entries the text
+    cannot choose: a record of an entry's own script (`own`) goes to that entry when it is
+    one of them, any other record to the first in the ranking's order."""
     ranked = matcher.rank_blocks(blocks, frozenset([exporter]) if exporter else frozenset())
-    if ranked and (ranked[0].tier == "confident" or ranked[0].pattern_hit):
-        return ranked[0]
-    return None
+    if not ranked or not (ranked[0].tier == "confident" or ranked[0].pattern_hit):
+        return None
+    if own is not None and ranked[0].tie:
+        return next((m for m in ranked if m.tie and m.id == own), ranked[0])
+    return ranked[0]
 
 
 def _silent_match(rec: dict, entries) -> str | None:
@@ -106,15 +110,15 @@ def classify(rec: dict, matcher: Matcher, entries: list[Entry] = ()) -> Classifi
     if rec.get("outcome") != "fail" or not failure_text(rec):
         return None
     blocks = failure_blocks(rec)
-    best = best_match(blocks, matcher, rec.get("exporter"))
+    own = rec.get("entry") if rec.get("source") == "entry" else None
+    if own is not None and not any(e.id == own for e in matcher.entries):
+        own = None  # an entry since removed from the catalogue
+    best = best_match(blocks, matcher, rec.get("exporter"), own)
     matched, score = (best.id, best.score) if best else (None, None)
     if best is None and (silent := _silent_match(rec, entries)):
         # No pattern can match a bare "disagrees with eager"; the entry names the model
         # it was diagnosed on. Score 1.0: a claim, not a similarity.
         matched, score = silent, 1.0
-    own = rec.get("entry") if rec.get("source") == "entry" else None
-    if own is not None and not any(e.id == own for e in matcher.entries):
-        own = None  # an entry since removed from the catalogue
     # The primary exception is the one the failure's own entry names: for an entry's own
     # script that entry, else the entry the matcher ranks first.
     block = primary_block(blocks, matcher, own or (best.id if best else None))

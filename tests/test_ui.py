@@ -46,11 +46,26 @@ def recorded_errors():
             yield pytest.param(rec["entry"], rec["traceback"], id=f"{rec['entry']}/{rec['case']}")
 
 
+def first_answer(html) -> set[str]:
+    """The entry shown first, or every entry of the tie it opens: the page marks each tied
+    result, and a tie means the text cannot order them (trace-torch-cond and
+    jit-trace-compiled-module print one message)."""
+    items = [(entry, 'class="tie"' in body) for entry, body
+             in re.findall(r'<li class="exportkb-result" data-entry="([^"]+)">(.*?)</li>', html, re.S)]
+    if not items:  # no confident answer: the possible matches, where a tie says "· tie"
+        items = [(entry, "· tie</span>" in body) for entry, body
+                 in re.findall(r'<li data-possible="([^"]+)">(.*?)</li>', html, re.S)]
+    if not items:
+        return set()
+    tied = {entry for entry, tie in items if tie}
+    return tied if items[0][0] in tied else {items[0][0]}
+
+
 @pytest.mark.parametrize("entry_id,text", list(recorded_errors()))
 def test_search_by_each_real_error_puts_its_entry_first(ds, entry_id, text):
     r = search(ds, text)
     assert r.status_code == 200
-    assert shown_ids(r.text)[0] == entry_id
+    assert entry_id in first_answer(r.text)
 
 
 def test_tutorial_static_batch_error_with_links_in_the_chosen_language(ds):

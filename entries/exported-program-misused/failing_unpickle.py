@@ -2,9 +2,9 @@
 
 Unpickling an fx GraphModule rebuilds it by tracing its generated code again, with the
 tracer class recorded at pickling time. For an exported program that class is export's
-own module-stack tracer, which cannot be built from the arguments the unpickler gives it:
-`TypeError: _ModuleStackTracer.__init__() missing 1 required positional argument:
-'scope_root'` on torch 2.13.0. Pickling is not a way to store an exported program.
+own module-stack tracer, which the unpickler cannot build: on torch 2.13.0 it stops with
+a TypeError about the `scope_root` argument that `_ModuleStackTracer.__init__` lacks.
+Pickling is not a way to store an exported program.
 """
 import pickle
 
