@@ -18,7 +18,7 @@ from pathlib import Path
 from kb import paths, version_status
 from kb.build import ensure_built, load_matcher
 from kb.catalogue import Entry
-from kb.classify import entry_ref, primary_block
+from kb.classify import best_match, entry_ref, primary_block
 from kb.extract import extract
 from kb.matcher import Matcher
 from kb.observations import SCHEMA, append_observation, existing_keys, observation_key
@@ -80,14 +80,13 @@ def _check_failing(entry: Entry, result: CaseResult, matcher: Matcher, torch_ver
     if matcher.pattern_hits(entry.id, blocks) is None:
         report.fail(f"{case}: none of the entry's patterns matches the real error: {_last_line(result.error_text)}")
         return
-    ranked = matcher.rank_blocks(blocks)
-    top = ranked[0] if ranked else None
-    # Entries whose errors read the same (torch.cond and a compiled module both meet
-    # Dynamo's guard against tracing) come out as a tie, shown together: that is an answer.
-    tied = {m.id for m in ranked if m.tie} if top is not None and top.tie else set()
-    if top is None or (top.id != entry.id and entry.id not in tied):
-        report.fail(f"{case}: the matcher ranks '{top.id}' ({top.score:.2f}) above this entry for its real error"
-                    if top else f"{case}: the matcher finds no entry for its real error")
+    # The entry its recorded run is classified as (kb.classify's rule): the best match, or
+    # this entry when it ties with the best, since the text cannot choose between them
+    # (torch.cond and a compiled module both meet Dynamo's guard against tracing).
+    best = best_match(blocks, matcher, own=entry.id)
+    if best is None or best.id != entry.id:
+        report.fail(f"{case}: the matcher ranks '{best.id}' ({best.score:.2f}) above this entry for its real error"
+                    if best else f"{case}: the matcher finds no entry for its real error")
 
 
 def _check_fixed(result: CaseResult, torch_version: str, report: EntryCheck) -> None:
