@@ -4,7 +4,10 @@ For every entry:
 * each failing script fails on the installed torch, one of the entry's own patterns
   matches the real error, and the matcher ranks the entry first for that error;
 * the fixed script runs, exports and agrees with eager (it prints a line "ok: ...");
-* an entry marked `reproduces = false` is reported as not reproducing, not as a pass.
+* an entry marked `reproduces = false` is reported as not reproducing, not as a pass;
+* an entry marked `verified = false` needs what this machine lacks, so its scripts are
+  not run: each error it quotes from a report must be named by one of its patterns and
+  ranked first (or tied first) by the matcher, and it is reported as unverified.
 
 Runs are isolated processes (collectors.isolate). With `record=True`, each run is also
 appended to the observations as data.
@@ -17,7 +20,7 @@ from pathlib import Path
 
 from kb import paths, version_status
 from kb.build import ensure_built, load_matcher
-from kb.catalogue import Entry
+from kb.catalogue import Entry, runnable_here
 from kb.classify import best_match, entry_ref, primary_block
 from kb.extract import extract
 from kb.matcher import Matcher
@@ -43,7 +46,7 @@ class CaseResult:
 @dataclass
 class EntryCheck:
     entry: Entry
-    status: str = "pass"  # pass | no-repro | error
+    status: str = "pass"  # pass | no-repro | unverified | error
     problems: list[str] = field(default_factory=list)
     cases: list[CaseResult] = field(default_factory=list)
 
@@ -87,6 +90,21 @@ def _check_failing(entry: Entry, result: CaseResult, matcher: Matcher, torch_ver
     if best is None or best.id != entry.id:
         report.fail(f"{case}: the matcher ranks '{best.id}' ({best.score:.2f}) above this entry for its real error"
                     if best else f"{case}: the matcher finds no entry for its real error")
+
+
+def _check_quotes(entry: Entry, matcher: Matcher, report: EntryCheck) -> None:
+    """An unverified entry's quoted errors stand in for its runs, and are judged as a run would be."""
+    report.status = "unverified"
+    for n, quote in enumerate(entry.quotes, 1):
+        blocks = extract(quote.text)
+        if matcher.pattern_hits(entry.id, blocks) is None:
+            report.fail(f"observed error #{n} ({quote.source}): none of the entry's patterns matches it: "
+                        f"{_last_line(quote.text)}")
+            continue
+        best = best_match(blocks, matcher, own=entry.id)
+        if best is None or best.id != entry.id:
+            report.fail(f"observed error #{n} ({quote.source}): the matcher ranks '{best.id}' ({best.score:.2f}) "
+                        "above this entry" if best else f"observed error #{n}: the matcher finds no entry for it")
 
 
 def _check_fixed(result: CaseResult, torch_version: str, report: EntryCheck) -> None:
@@ -143,7 +161,9 @@ def check_entries(entries: list[Entry], *, jobs: int = 2, record: bool = False,
     db, _ = ensure_built()
     matcher = load_matcher(db)
 
-    jobs_list = [(e, c, "failing") for e in entries for c in e.failing_cases] + [(e, e.fixed_case, "fixed") for e in entries]
+    runnable = runnable_here(entries)
+    jobs_list = ([(e, c, "failing") for e in runnable for c in e.failing_cases]
+                 + [(e, e.fixed_case, "fixed") for e in runnable])
     results: dict[tuple[str, str], CaseResult] = {}
     repo = paths.root()
 
@@ -163,6 +183,10 @@ def check_entries(entries: list[Entry], *, jobs: int = 2, record: bool = False,
     known = existing_keys(obs_path) if record else set()
     for entry in entries:
         report = EntryCheck(entry)
+        if not entry.verified:
+            _check_quotes(entry, matcher, report)
+            reports.append(report)
+            continue
         for case in (*entry.failing_cases, entry.fixed_case):
             res = results[(entry.id, case)]
             report.cases.append(res)

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Callable
 
 from kb import paths, version_status
-from kb.catalogue import Entry
+from kb.catalogue import Entry, runnable_here
 from kb.observations import SCHEMA, append_observation, existing_keys, observation_key
 
 from . import sweep
@@ -93,9 +93,10 @@ CORPUS_SLICE = {
 
 
 def entry_cases(entries: list[Entry]) -> list[Case]:
-    """Every entry's fixed script: a model that exports, whose artifact can travel."""
+    """Every entry's fixed script: a model that exports, whose artifact can travel (not those
+    of unverified entries, which need what this machine lacks)."""
     return [Case(f"{e.id}/{e.fixed_case}", e.id, e.folder / e.fixed_case, version_status.case_hash(e, e.fixed_case))
-            for e in entries]
+            for e in runnable_here(entries)]
 
 
 _CORPUS_CASE = '''"""exportkb compat: the corpus model {source}:{name}, built on this release by the

@@ -24,7 +24,7 @@ def match_obj(match, details: Mapping[str, Mapping] | None = None,
     """One match as JSON. `confidence` is the calibrated probability that the entry is the
     right one (kb/calibration.json); `score` is the same number, kept for older clients.
     With `details` (entry id -> row of kb.db's entries), the cause's first sentence and the
-    whole fix come along, in the catalogue's Markdown."""
+    whole fix come along, in the catalogue's Markdown, and whether the entry was verified here."""
     obj = {"id": match.id, "title": match.title, "score": match.score, "confidence": match.confidence,
            "tier": match.tier, "tie": match.tie, "exporters": list(match.exporters),
            "url": paths.entry_url(match.id)}
@@ -32,6 +32,9 @@ def match_obj(match, details: Mapping[str, Mapping] | None = None,
     if row:
         obj["cause"] = first_sentence(row["cause"])
         obj["fix"] = row["fix"].strip()
+        # False: the entry's scripts need what this machine lacks; its error is quoted from
+        # reports and its fix was not run here.
+        obj["verified"] = bool(row["verified"])
     if where is not None:
         line = next((ln for ln in where.get(match.id, []) if ln["match"]), None)
         obj["matched_line"] = {"line": line["n"], "text": line["text"]} if line else None

@@ -20,7 +20,8 @@ import sqlite_utils
 
 from . import __version__, devset, paths
 from .catalogue import Entry, load_catalogue
-from .classify import Classification, best_match, classify, entry_ref, failure_blocks, observed_texts, run_texts
+from .classify import (Classification, best_match, classify, entry_ref, failure_blocks, observed_texts, quoted_texts,
+                       run_texts)
 from .devset import thread_key
 from .matcher import CALIBRATION_FILE, EntryRef, Matcher, prose_of
 from .normalize import clean
@@ -28,7 +29,7 @@ from .observations import VERSIONED_LIBS, read_observations, run_of
 from . import graph_breaks, releases, version_status
 from .version_status import EntryVersions
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 
 @dataclass
@@ -75,7 +76,7 @@ def is_stale(db: Path | None = None) -> bool:
 def _create_tables(kdb: sqlite_utils.Database) -> None:
     kdb["entries"].create(
         {"id": str, "title": str, "rule": str, "exporters": str, "stage": str, "tags": str,
-         "reproduces_on_pinned": int, "patterns": str, "cause": str, "fix": str, "notes": str,
+         "reproduces_on_pinned": int, "verified": int, "patterns": str, "cause": str, "fix": str, "notes": str,
          "refs": str, "failing_code": str, "fixed_code": str, "url": str,
          "reproduces_on": str, "fixed_in": str, "retired": int, "version_summary": str, "error_text": str,
          "artifact_step": str, "artifact_side": str},
@@ -92,6 +93,11 @@ def _create_tables(kdb: sqlite_utils.Database) -> None:
     )
     kdb["entry_texts"].create(
         {"entry": str, "seq": int, "text": str}, pk=("entry", "seq"), foreign_keys=[("entry", "entries", "id")]
+    )
+    # The errors an unverified entry quotes from reports, with their threads: its stand-in for runs.
+    kdb["entry_quotes"].create(
+        {"entry": str, "seq": int, "source": str, "torch": str, "text": str}, pk=("entry", "seq"),
+        foreign_keys=[("entry", "entries", "id")]
     )
     # The train split of the evidence base (kb/devset.py): real reports the matcher learns
     # wordings from. Test reports never enter kb.db.
@@ -154,6 +160,7 @@ def _entry_row(e: Entry, versions: EntryVersions, texts: list[str]) -> dict:
         "stage": e.stage,
         "tags": json.dumps(list(e.tags)),
         "reproduces_on_pinned": int(e.reproduces),
+        "verified": int(e.verified),
         "patterns": json.dumps(list(e.patterns)),
         "cause": e.cause,
         "fix": e.fix,
@@ -168,7 +175,7 @@ def _entry_row(e: Entry, versions: EntryVersions, texts: list[str]) -> dict:
         "version_summary": versions.summary(),
         "artifact_step": e.artifact_step,
         "artifact_side": e.artifact_side,
-        "error_text": texts[0] if texts else None,
+        "error_text": texts[0] if texts else (e.quotes[0].text if e.quotes else None),
     }
 
 
@@ -343,7 +350,12 @@ def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
     observed = observed_texts(entries, observations)
     compat = _compat_records()
     run_texts(entries, compat, observed)  # errors of loads on other releases, when one entry's patterns name them
-    reports = [r for r in devset.train() if r.text.strip()]
+    everything = devset.load()
+    # A quote of a thread in the evidence base is learned as that report (train; so the
+    # out-of-fold scoring can leave its thread out) or never (test), not a second time here.
+    in_devset = {thread_key(r.source) for r in everything}
+    quoted_texts(entries, observed, lambda source: thread_key(source) in in_devset)
+    reports = [r for r in everything if r.split == "train" and r.text.strip()]
     learned = learned_texts(observed, _report_rows(reports), {e.id for e in entries})
     matcher = Matcher([entry_ref(e) for e in entries], *learned)
     classes = {rec["key"]: classify(rec, matcher, entries) for rec in observations}
@@ -368,6 +380,10 @@ def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
         )
         kdb["entry_texts"].insert_all(
             {"entry": eid, "seq": i, "text": t} for eid in sorted(observed) for i, t in enumerate(observed[eid])
+        )
+        kdb["entry_quotes"].insert_all(
+            {"entry": e.id, "seq": i, "source": q.source, "torch": q.torch, "text": q.text}
+            for e in entries for i, q in enumerate(e.quotes)
         )
         kdb["report_texts"].insert_all(_report_rows(reports))
         kdb["observations"].insert_all(_observation_row(rec, classes[rec["key"]]) for rec in observations)

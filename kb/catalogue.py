@@ -44,6 +44,8 @@ def tag_label(tag: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", tag.lower()).strip("-") or "x"
 
 AUTO_FIX_KEYS = ("id", "summary", "exporters", "transform", "retry_as")
+QUOTE_KEYS = ("source", "torch", "text")
+_URL = re.compile(r"https?://\S+")
 
 
 class EntryError(ValueError):
@@ -63,6 +65,15 @@ class AutoFix:
     exporters: tuple[str, ...]
     transform: str | None = None
     retry_as: str | None = None
+
+
+@dataclass(frozen=True)
+class Quote:
+    """An error as a report posted it, for an entry whose scripts this machine cannot run
+    (`verified = false`): the text verbatim, the thread it comes from, the torch it names."""
+    source: str
+    text: str
+    torch: str = ""
 
 
 @dataclass(frozen=True)
@@ -90,6 +101,10 @@ class Entry:
     auto_fix: AutoFix | None = None
     artifact_step: str = ""  # ARTIFACT_STEPS, or "" for a failure before there is an artifact
     artifact_side: str = ""  # ARTIFACT_SIDES, or ""
+    # False: the cause needs what this machine lacks (a GPU, a release that no longer
+    # installs), so the scripts were never run here and `quotes` hold the observed error.
+    verified: bool = True
+    quotes: tuple[Quote, ...] = ()
 
     def explains_silently(self, source: str, model: str, exporter: str, stage: str) -> bool:
         return stage == "numeric" and exporter in self.exporters and f"{source}/{model}" in self.silent_models
@@ -103,6 +118,12 @@ class Entry:
 
     def code(self, case: str) -> str:
         return (self.folder / case).read_text(encoding="utf-8")
+
+
+def runnable_here(entries: list[Entry]) -> list[Entry]:
+    """The entries whose scripts check, sweep and compat run: all but the `verified = false`
+    ones, whose scripts need what this machine lacks."""
+    return [e for e in entries if e.verified]
 
 
 def first_paragraph(text: str) -> str:
@@ -212,6 +233,7 @@ def load_entry(folder: Path) -> Entry:
     silent = _silent_models(data, stage, where)
     artifact_step, artifact_side = _artifact(data, stage, where)
     auto_fix = _auto_fix(data, where)
+    verified, quotes = _verification(data, where)
     return Entry(
         id=entry_id,
         title=_str(data, "title", where),
@@ -233,7 +255,44 @@ def load_entry(folder: Path) -> Entry:
         auto_fix=auto_fix,
         artifact_step=artifact_step,
         artifact_side=artifact_side,
+        verified=verified,
+        quotes=quotes,
     )
+
+
+def _verification(data: dict, where: str) -> tuple[bool, tuple[Quote, ...]]:
+    """`verified` (default true) and, for an unverified entry, its [[observed]] quotes."""
+    verified = data.get("verified", True)
+    if not isinstance(verified, bool):
+        raise EntryError(f"{where}: field 'verified' must be true or false")
+    raw = data.get("observed")
+    if verified:
+        if raw is not None:
+            raise EntryError(f"{where}: [[observed]] is only for an entry with `verified = false`; a verified "
+                             "entry's observed errors come from running its failing scripts")
+        return True, ()
+    if data["reproduces"]:
+        raise EntryError(f"{where}: an entry with `verified = false` was not run here, so it cannot say "
+                         "`reproduces = true`")
+    if not isinstance(raw, list) or not raw or not all(isinstance(q, dict) for q in raw):
+        raise EntryError(f"{where}: an entry with `verified = false` needs at least one [[observed]] table: "
+                         "the error as a report posted it (text) and the thread (source)")
+    quotes = []
+    for i, q in enumerate(raw, 1):
+        at = f"{where} [[observed]] #{i}"
+        extra = sorted(set(q) - set(QUOTE_KEYS))
+        if extra:
+            raise EntryError(f"{at}: unknown key(s) {extra}; known: {', '.join(QUOTE_KEYS)}")
+        if "source" not in q or "text" not in q:
+            raise EntryError(f"{at}: needs 'source' (the thread's URL) and 'text' (the error, verbatim)")
+        source = _str(q, "source", at)
+        if not _URL.fullmatch(source):
+            raise EntryError(f"{at}: source {source!r} must be the URL of the report")
+        torch = q.get("torch", "")
+        if not isinstance(torch, str):
+            raise EntryError(f"{at}: 'torch' must be a string (the release the report names)")
+        quotes.append(Quote(source, _str(q, "text", at), torch.strip()))
+    return False, tuple(quotes)
 
 
 def _artifact(data: dict, stage: str, where: str) -> tuple[str, str]:

@@ -20,6 +20,7 @@ use `primary_block` when they record a run, so the stored exception is the same 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from .catalogue import Entry
 from .extract import ExceptionBlock, extract
@@ -162,4 +163,18 @@ def run_texts(entries: list[Entry], records: list[dict], texts: dict[str, list[s
             owners = [e.id for e in entries if pattern_only.pattern_hits(e.id, [block]) is not None]
             if len(owners) == 1 and block.text not in texts.get(owners[0], ()):
                 texts.setdefault(owners[0], []).append(block.text)
+    return texts
+
+
+def quoted_texts(entries: list[Entry], texts: dict[str, list[str]], skip: Callable[[str], bool]) -> dict[str, list[str]]:
+    """Add to `texts` the errors that unverified entries quote from reports (their stand-in
+    for runs), each exception their patterns name, except quotes whose source `skip` refuses."""
+    pattern_only = Matcher([entry_ref(e) for e in entries if not e.verified])
+    for e in entries:
+        for quote in e.quotes:
+            if skip(quote.source):
+                continue
+            for block in extract(quote.text):
+                if pattern_only.pattern_hits(e.id, [block]) is not None and block.text not in texts.get(e.id, ()):
+                    texts.setdefault(e.id, []).append(block.text)
     return texts

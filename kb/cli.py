@@ -73,7 +73,7 @@ def _entry_rows(db: Path, ids: list[str]) -> dict[str, dict]:
     if not ids:
         return {}
     marks = ",".join("?" * len(ids))
-    rows = sqlite_utils.Database(db).query(f"select id, cause, fix from entries where id in ({marks})", ids)
+    rows = sqlite_utils.Database(db).query(f"select id, cause, fix, verified from entries where id in ({marks})", ids)
     return {r["id"]: r for r in rows}
 
 
@@ -174,6 +174,8 @@ def _print_matches(db: Path, matches) -> None:
         tie = " · tie" if m.tie else ""
         out.print(f"[bold]{rank}. {escape(m.title)}[/]  [dim]{m.id} · confidence {m.confidence:.2f}{tie} · "
                   f"{', '.join(m.exporters)}[/]")
+        if row and not row["verified"]:
+            out.print("   [yellow]Not verified here:[/] the error is quoted from reports and the fix was not run.")
         if row:
             out.print(f"   [bold]Cause:[/] {escape(first_sentence(row['cause']))}")
             out.print(f"   [bold]Fix:[/] {escape(' '.join(row['fix'].split()))}")
@@ -286,16 +288,20 @@ def check(entry_ids, record, jobs, timeout, catalogue_only):
             out.print(f"[green]pass[/]      {r.entry.id}")
         elif r.status == "no-repro":
             out.print(f"[yellow]no-repro[/]  {r.entry.id}: does not reproduce on torch {torch_version} (as the entry states)")
+        elif r.status == "unverified":
+            out.print(f"[cyan]unverified[/] {r.entry.id}: not run here (`verified = false`); "
+                      f"its {len(r.entry.quotes)} quoted error(s) match it")
         else:
             bad += 1
             out.print(f"[red]error[/]     {r.entry.id}")
             for p in r.problems:
                 out.print(f"          - {escape(p)}")
-    counts = {s: sum(r.status == s for r in reports) for s in ("pass", "no-repro", "error")}
+    counts = {s: sum(r.status == s for r in reports) for s in ("pass", "no-repro", "unverified", "error")}
     retired = _retired_entries([r.entry.id for r in reports])
     for eid, summary in retired:
         out.print(f"[yellow]retired[/]   {eid}: {summary} (kept for old logs; see the entry's release table)")
-    out.print(f"{counts['pass']} pass, {counts['no-repro']} no-repro, {counts['error']} error on torch {torch_version}"
+    out.print(f"{counts['pass']} pass, {counts['no-repro']} no-repro, {counts['unverified']} unverified, "
+              f"{counts['error']} error on torch {torch_version}"
               + (f"; {len(retired)} retired" if retired else ""))
     sys.exit(1 if bad else 0)
 
@@ -357,7 +363,11 @@ def sweep(releases, jobs, timeout, keep_venv, ray_address, entry_ids):
         from collectors.sweep import DEFAULT_RELEASES, run_release
     except ImportError as exc:
         raise click.ClickException(f"exportkb sweep needs the collectors: {exc}") from None
-    selected = _select_entries(entry_ids)
+    from .catalogue import runnable_here
+
+    selected = runnable_here(_select_entries(entry_ids))
+    if not selected:
+        raise click.UsageError("nothing to sweep: the entries named are `verified = false` (their scripts are not run here)")
     if ray_address is not None:
         _sweep_cluster(selected, list(releases or DEFAULT_RELEASES), ray_address, jobs, timeout)
         return

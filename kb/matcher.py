@@ -57,7 +57,7 @@ MAX_PROSE = 3
 MAX_INTERNAL = 2
 FEATURES = ("pattern", "pattern_cause", "pattern_alone", "sim", "sim_margin", "type_match", "type_clash",
             "family_agree", "family_clash", "unexplained_margin", "unexplained_close", "prose", "prose_lead",
-            "internal", "internal_other")
+            "internal", "internal_other", "internal_explained")
 # The tag by which an entry says it explains exporters' own bugs as a class; such an
 # entry is a candidate whenever a failure has that shape (evidence.internal_error_shape).
 INTERNAL_TAG = "internal-error"
@@ -258,6 +258,7 @@ class Matcher:
         hits = self._hits(blocks)
         raised_named = raised_i in hits.values()
         named_by = Counter(hits.values())  # block index -> how many entries' patterns name it
+        specific_hit = any(owner not in self._internal for owner in hits)
         sims: dict[str, tuple[float, int]] = {}
         for i, block in enumerate(blocks):
             for owner, s in self._index.best(text_tokens(block.text)).items():
@@ -305,6 +306,9 @@ class Matcher:
                 # others, whose causes are things a user's model does.
                 "internal": internal if eid in self._internal else 0.0,
                 "internal_other": 0.0 if eid in self._internal else internal,
+                # The class entry is for internal errors no entry explains: another entry's
+                # pattern naming the failure says it is a known bug with its own entry.
+                "internal_explained": float(eid in self._internal and specific_hit),
             }
             out[eid] = (feats, blocks[evidence_i])
         return out

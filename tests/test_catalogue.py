@@ -199,3 +199,59 @@ def test_a_broken_automatic_fix_is_reported(kb_root, table, message):
     with pytest.raises(EntryError) as exc:
         load_entry(folder)
     assert message in str(exc.value) and "entries/static-batch-size" in str(exc.value)
+
+
+_QUOTE = ('\n[[observed]]\nsource = "https://github.com/example/repo/issues/1"\ntorch = "1.12.1"\n'
+          "text = '''\nRuntimeError: shape mismatch in the fused kernel\n'''\n")
+
+
+def _unverified(kb_root, extra: str = _QUOTE):
+    folder = kb_root / "entries" / "static-batch-size"
+    _edit(folder, "reproduces = true", "reproduces = false\nverified = false")
+    (folder / "entry.toml").write_text((folder / "entry.toml").read_text() + extra)
+    return folder
+
+
+def test_an_unverified_entry_carries_the_errors_it_quotes(kb_root):
+    entry = load_entry(_unverified(kb_root))
+    assert not entry.verified
+    assert [(q.source, q.torch, q.text) for q in entry.quotes] == [
+        ("https://github.com/example/repo/issues/1", "1.12.1", "RuntimeError: shape mismatch in the fused kernel")]
+    # Every other entry is verified and quotes nothing: its errors come from its runs.
+    plain = load_entry(REPO / "entries" / "static-batch-size")
+    assert plain.verified and plain.quotes == ()
+
+
+def test_only_unverified_entries_run_nowhere(kb_root):
+    from kb.catalogue import runnable_here
+
+    unverified = load_entry(_unverified(kb_root))
+    verified = load_entry(REPO / "entries" / "static-batch-size")
+    assert runnable_here([unverified, verified]) == [verified]
+
+
+@pytest.mark.parametrize("extra, message", [
+    ("", "needs at least one [[observed]] table"),
+    ('\n[[observed]]\ntext = "RuntimeError: x"\n', "needs 'source'"),
+    ('\n[[observed]]\nsource = "issue 1"\ntext = "RuntimeError: x"\n', "must be the URL of the report"),
+    ('\n[[observed]]\nsource = "https://x.org/1"\ntext = "  "\n', "'text' must be a non-empty string"),
+    ('\n[[observed]]\nsource = "https://x.org/1"\ntext = "E: x"\nurl = "https://x.org/1"\n', "unknown key(s) ['url']"),
+    ('\n[[observed]]\nsource = "https://x.org/1"\ntext = "E: x"\ntorch = 1.12\n', "'torch' must be a string"),
+])
+def test_a_broken_quote_is_reported(kb_root, extra, message):
+    with pytest.raises(EntryError) as exc:
+        load_entry(_unverified(kb_root, extra))
+    assert message in str(exc.value) and "entries/static-batch-size" in str(exc.value)
+
+
+def test_quotes_are_only_for_unverified_entries_and_claim_no_reproduction(kb_root):
+    folder = kb_root / "entries" / "static-batch-size"
+    (folder / "entry.toml").write_text((folder / "entry.toml").read_text() + _QUOTE)
+    with pytest.raises(EntryError, match=r"\[\[observed\]\] is only for an entry with `verified = false`"):
+        load_entry(folder)
+    _edit(folder, "reproduces = true", "reproduces = true\nverified = false")
+    with pytest.raises(EntryError, match="cannot say `reproduces = true`"):
+        load_entry(folder)
+    _edit(folder, "verified = false", 'verified = "no"')
+    with pytest.raises(EntryError, match="field 'verified' must be true or false"):
+        load_entry(folder)

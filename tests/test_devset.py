@@ -70,6 +70,29 @@ def test_no_test_text_reaches_kb_db():
     assert stored and not stored & test_threads
 
 
+def test_no_entry_quotes_a_test_report_and_train_quotes_are_learned_once():
+    """An unverified entry stands on quoted reports. A test thread may never be one, or the
+    test split would be scored on its own text; a train thread is learned as a report only,
+    so that the out-of-fold figures can leave it out."""
+    unverified = [e for e in load_catalogue(REPO / "entries") if not e.verified]
+    assert unverified, "the catalogue has no unverified entry, so this rule guards nothing"
+    threads = {thread_key(r.source): r.split for r in REPORTS}
+    for e in unverified:
+        for q in e.quotes:
+            assert threads.get(thread_key(q.source)) != "test", f"{e.id} quotes the test thread {q.source}"
+    db, _ = ensure_built()
+    conn = sqlite3.connect(db)
+    try:
+        for e in unverified:
+            texts = [t for (t,) in conn.execute("select text from entry_texts where entry = ?", (e.id,))]
+            quoted = [t for (t,) in conn.execute("select text from entry_quotes where entry = ?", (e.id,))]
+            assert quoted == [q.text for q in e.quotes]
+            if all(thread_key(q.source) in threads for q in e.quotes):
+                assert texts == [], f"{e.id}: a quote of a report is learned twice"
+    finally:
+        conn.close()
+
+
 def test_committed_calibration_is_what_a_fit_on_train_gives():
     fitted = calibrate()
     committed = json.loads(CALIBRATION_FILE.read_text(encoding="utf-8"))

@@ -2,7 +2,8 @@
 
 `fallback` is gone; pass `dynamo=True` (or `dynamo=False` for the TorchScript-based
 exporter) and nothing else from the old signature. The model exports and onnxruntime
-matches eager.
+matches eager, both through a session of its own and through the returned program, which
+takes torch tensors directly where 2.4 code called `adapt_torch_inputs_to_onnx`.
 """
 import tempfile
 from pathlib import Path
@@ -33,8 +34,11 @@ def main():
         program.save(str(path))
         session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
         (got,) = session.run(None, {session.get_inputs()[0].name: example_args[0].numpy()})
+    (through_program,) = program(*example_args)
     with torch.no_grad():
-        torch.testing.assert_close(torch.from_numpy(got), model(*example_args), rtol=1e-4, atol=1e-5)
+        expected = model(*example_args)
+    torch.testing.assert_close(torch.from_numpy(got), expected, rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(through_program, expected, rtol=1e-4, atol=1e-5)
     print("ok: without the removed argument the model exports and matches eager in onnxruntime")
 
 

@@ -41,6 +41,14 @@ class ObservedError:
 
 
 @dataclass
+class QuotedError:
+    """An error an unverified entry quotes from a report, in place of a run of its own."""
+    source: str
+    torch: str
+    text: str
+
+
+@dataclass
 class VersionStatus:
     """One row of kb.db's entry_versions (see kb.version_status for the statuses)."""
     torch: str
@@ -99,6 +107,8 @@ class EntryPage:
     artifact_step: str = ""  # save, load or run: after the export, where it fails ("" before)
     artifact_side: str = ""  # exporting or loading: whose release or runtime the fix belongs to
     graph_breaks: list[GraphBreakRow] = field(default_factory=list)  # the registry ids it explains
+    verified: bool = True  # False: the scripts were not run here; `quotes` hold the observed error
+    quotes: list[QuotedError] = field(default_factory=list)
 
     @property
     def corpus_hits(self) -> int:
@@ -322,7 +332,10 @@ def _entry_page(conn: sqlite3.Connection, row: sqlite3.Row) -> EntryPage:
         patterns=json.loads(row["patterns"]), cause=row["cause"], fix=row["fix"], notes=row["notes"] or "",
         refs=json.loads(row["refs"]), reproduces_on=json.loads(row["reproduces_on"]), fixed_in=row["fixed_in"],
         retired=bool(row["retired"]), artifact_step=row["artifact_step"] or "", artifact_side=row["artifact_side"] or "",
+        verified=bool(row["verified"]),
     )
+    page.quotes = [QuotedError(r["source"], r["torch"] or "", r["text"])
+                   for r in _rows(conn, "select * from entry_quotes where entry = ? order by seq", eid)]
     page.graph_breaks = [_graph_break(r) for r in _rows(
         conn, "select g.* from graph_breaks g join entry_graph_breaks l on l.id = g.id where l.entry = ? "
               "order by g.id", eid)]

@@ -19,6 +19,8 @@ ENTRY_COLUMNS = {
     "artifact_side": "After the export: exporting or loading, the side whose release, runtime or environment the fix belongs to.",
     "tags": "Topic tags (JSON list).",
     "reproduces_on_pinned": "1 if failing.py still fails on the pinned torch; 0 if the failure no longer reproduces there.",
+    "verified": "1 if the entry's scripts were run here; 0 if the cause needs what this machine lacks (a GPU, a release "
+                "that no longer installs): its observed error is quoted from reports (entry_quotes) and its fix was not run.",
     "patterns": "RE2 expressions for the error texts this entry explains, in any torch release's wording (JSON list).",
     "cause": "Why the failure happens.",
     "fix": "How to fix it.",
@@ -145,7 +147,7 @@ def metadata() -> dict:
                     "entries": {
                         "description": "One row per catalogue entry: a known export failure, its cause and fix.",
                         "columns": ENTRY_COLUMNS,
-                        "facets": ["stage", "artifact_step", "artifact_side", "reproduces_on_pinned", "retired", "fixed_in",
+                        "facets": ["stage", "artifact_step", "artifact_side", "reproduces_on_pinned", "verified", "retired", "fixed_in",
                                    {"array": "exporters"}, {"array": "tags"}],
                         "sortable_columns": ["id", "stage"],
                     },
@@ -312,6 +314,13 @@ def metadata() -> dict:
                     "entry_texts": {
                         "description": "Error texts observed when each entry's failing scripts ran; the matcher's similarity documents.",
                         "columns": {"entry": "Entry id.", "seq": "Order.", "text": "The exception text as observed."},
+                    },
+                    "entry_quotes": {
+                        "description": "For entries with verified = 0: the errors as reports posted them, the stand-in "
+                                       "for runs that this machine cannot make.",
+                        "columns": {"entry": "Entry id.", "seq": "Order.", "source": "URL of the report.",
+                                    "torch": "Torch version the report names, if any.",
+                                    "text": "The error exactly as posted."},
                     },
                     "report_texts": {
                         "description": "The train split of the evidence base: real error reports from public threads "

@@ -158,8 +158,10 @@ async def entry_page(datasette, request):
     graph_breaks = [dict(r) for r in (await db.execute(
         "select g.id, g.gb_type, g.url from graph_breaks g join entry_graph_breaks l on l.id = g.id "
         "where l.entry = ? order by g.id", [entry_id])).rows]
+    quotes = [dict(r) for r in (await db.execute(
+        "select source, torch, text from entry_quotes where entry = ? order by seq", [entry_id])).rows]
     context = {"entry": entry, "cases": cases, "observations": observations, "models": models, "langs": LANGS,
-               "releases": releases, "fix_results": fix_results, "graph_breaks": graph_breaks,
+               "quotes": quotes, "releases": releases, "fix_results": fix_results, "graph_breaks": graph_breaks,
                "lang": lang, "docs": {code: docs_url(entry_id, code) for code in LANGS}}
     return Response.html(await datasette.render_template("exportkb_entry.html", context, request=request))
 

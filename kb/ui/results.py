@@ -34,7 +34,7 @@ def entry_facts(db: str) -> dict[str, dict]:
     try:
         con.row_factory = sqlite3.Row
         facts = {r["id"]: dict(r) for r in con.execute(
-            "select id, cause, fix, exporters, stage, version_summary, error_text from entries")}
+            "select id, cause, fix, exporters, stage, version_summary, error_text, verified from entries")}
         for r in con.execute(
                 "select coalesce(entry, matched_entry) as eid, group_concat(distinct torch) as versions "
                 "from observations where coalesce(entry, matched_entry) is not null and outcome = 'fail' group by eid"):
@@ -56,7 +56,7 @@ def render(result, facts: dict[str, dict], where: dict[str, list[dict]], lang: s
             continue
         items.append({"match": m, "cause": first_paragraph(f["cause"]), "fix": f["fix"],
                       "torch_versions": f.get("torch_versions", []), "version_summary": f.get("version_summary"),
-                      "observed": f["error_text"] or "", "docs": docs_url(m.id, lang), "where": where.get(m.id, [])})
+                      "observed": f["error_text"] or "", "verified": bool(f["verified"]), "docs": docs_url(m.id, lang), "where": where.get(m.id, [])})
     confident = [i for i in items if i["match"].tier == "confident"]
     # Below the threshold, the matches still above the `possible` tier are offered as such.
     possible = [i for i in items if i["match"].tier == "possible"][:3]
