@@ -36,7 +36,8 @@ def test_search_json_has_exactly_the_documented_shape():
     assert data["graph_breaks"] == []  # not a graph break
     best = data["results"][0]
     assert list(best) == ["id", "title", "score", "confidence", "tier", "tie", "exporters", "url", "cause", "fix",
-                          "matched_line"]
+                          "verified", "matched_line"]
+    assert best["verified"] is True  # its scripts ran here
     assert best["id"] == "static-batch-size" and best["tier"] == "confident" and data["possible"] == []
     assert best["matched_line"] == {"line": 1, "text": OLD_STATIC}
     assert "dynamic_shapes" in best["fix"] and best["cause"].endswith(".")

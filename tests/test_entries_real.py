@@ -51,8 +51,32 @@ FAILING = [(e.id, c) for e in CATALOGUE if e.reproduces for c in e.failing_cases
 @pytest.mark.parametrize("entry_id", [e.id for e in CATALOGUE])
 def test_entry_checks_on_pinned_torch(checked, entry_id):
     report = checked[entry_id]
-    expected = "pass" if report.entry.reproduces else "no-repro"
+    expected = "unverified" if not report.entry.verified else "pass" if report.entry.reproduces else "no-repro"
     assert report.status == expected, report.problems
+
+
+def test_an_unverified_entry_is_judged_on_its_quotes_and_never_run(checked, tmp_path):
+    from collectors.check import EntryCheck, _check_quotes
+    from kb.catalogue import load_entry
+
+    unverified = [e for e in CATALOGUE if not e.verified]
+    assert unverified
+    for e in unverified:
+        assert checked[e.id].cases == [], f"{e.id}: a script of an unverified entry was run"
+    # A quote that none of the entry's patterns names fails the check, with the report's URL.
+    folder = tmp_path / unverified[0].id
+    folder.mkdir()
+    for f in unverified[0].folder.iterdir():
+        (folder / f.name).write_bytes(f.read_bytes())
+    toml = folder / "entry.toml"
+    toml.write_text(toml.read_text() + '\n[[observed]]\nsource = "https://example.org/t/1"\n'
+                    'text = "ValueError: something else entirely"\n')
+    entry = load_entry(folder)
+    report = EntryCheck(entry)
+    _check_quotes(entry, Matcher([entry_ref(e) for e in CATALOGUE]), report)
+    assert report.status == "error"
+    assert len(report.problems) == 1 and "https://example.org/t/1" in report.problems[0]
+    assert "none of the entry's patterns matches it" in report.problems[0]
 
 
 def test_frozen_storage_is_reported_as_not_reproducing(checked):

@@ -187,6 +187,25 @@ def test_entry_that_no_longer_reproduces_says_so(site_build):
     assert re.search(r"2\.13\.0 0/\d+ Runs cleanly Does not reproduce", text)
 
 
+def test_an_unverified_entry_says_it_was_not_run_and_quotes_its_report(site_build, committed_site):
+    raw = page(site_build, "en", "entries/jit-nvfuser-internal-assert.html")
+    text = visible_text(raw)
+    assert "Not verified here." in text and "neither the failing scripts nor the fixed script were run" in text
+    # The quoted error, with a link to the thread it comes from, in place of a run's error.
+    assert 'href="https://github.com/nlpxucan/WizardLM/issues/227"' in raw
+    assert "torch/csrc/jit/codegen/cuda/executor_utils.cpp" in html.unescape(raw)
+    assert "not stated in the report" in text
+    assert "The scripts of an unverified entry are not run, on any release." in text
+    assert "No run of this entry's scripts has been recorded yet" not in text
+    # A verified entry carries none of it; the translations carry the warning too.
+    assert "Not verified here" not in visible_text(page(site_build, "en", "entries/static-batch-size.html"))
+    assert committed_site is not None, "the committed catalogues are incomplete"
+    for lang in ("ko", "zh_CN"):
+        translated = (committed_site / lang / "entries" / "onnx-legacy-input-without-type.html").read_text(encoding="utf-8")
+        assert 'class="admonition warning"' in translated
+        assert 'href="https://github.com/microsoft/onnxruntime/issues/1726"' in translated
+
+
 def test_release_pages_say_what_each_release_changed(site_build, committed_site):
     index = visible_text(page(site_build, "en", "releases/index.html"))
     assert "What changed in each torch release" in index

@@ -328,6 +328,29 @@ def test_a_pasted_graph_break_shows_its_id_registry_text_and_entry(ds, kb_db):
     assert api["graph_breaks"][0]["entry"] == "export-strict-graph-break"
 
 
+def test_an_unverified_entry_says_so_in_results_on_its_page_and_in_json(ds):
+    from urllib.parse import quote
+
+    entry = next(e for e in CATALOGUE if e.id == "onnx-legacy-input-without-type")
+    assert not entry.verified
+    text = entry.quotes[0].text
+    r = search(ds, text)
+    assert result_ids(r.text)[0] == entry.id
+    start = r.text.index(f'<li class="exportkb-result" data-entry="{entry.id}">')
+    result = r.text[start:r.text.index("</ol>", start)].split('<li class="exportkb-result"')[1]
+    assert "not verified here: the error is quoted from reports and the fix was not run" in result
+    assert "<summary>Error as reported</summary>" in result
+    api = get(ds, "/search.json?q=" + quote(text)).json()
+    assert api["results"][0]["id"] == entry.id and api["results"][0]["verified"] is False
+    page = get(ds, f"/entry/{entry.id}").text
+    assert 'id="reported"' in page and f'href="{entry.quotes[0].source}"' in page and "torch 1.2" in page
+    assert "does not reproduce on the pinned torch" not in page  # it was never run here
+    # A verified entry says none of it.
+    verified = search(ds, STATIC).text
+    assert "not verified here" not in verified and "<summary>Error as observed</summary>" in verified
+    assert 'id="reported"' not in get(ds, "/entry/static-batch-size").text
+
+
 def test_an_entry_page_lists_the_graph_breaks_it_explains(ds, kb_db):
     import sqlite3
 
