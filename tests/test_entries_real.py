@@ -159,3 +159,33 @@ def test_most_entries_own_errors_get_a_confident_answer(checked, matcher):
     confident = sum(1 for entry_id, text in errors
                     if (best := matcher.search(text).best) is not None and best.id == entry_id)
     assert confident >= 0.9 * len(errors), f"{confident} of {len(errors)}"
+
+
+def test_check_fails_an_entry_whose_error_search_gives_to_another(checked):
+    """The third judgement of a failing script: its pattern names the error, yet search
+    ranks another entry first. A copy of static-batch-size whose pattern also names the
+    guard failure of data-dependent-guard, run against that entry's real error, must fail
+    with both ids in the message; the same copy judged on its own error passes."""
+    from dataclasses import replace
+
+    from collectors.check import CaseResult, EntryCheck, _check_failing
+    from collectors.isolate import ScriptRun
+
+    static = next(e for e in CATALOGUE if e.id == "static-batch-size")
+    text = _error(checked, "data-dependent-guard", "failing.py")
+    other = next(e for e in CATALOGUE if e.id == "data-dependent-guard")
+    copy = replace(static, patterns=static.patterns + other.patterns)
+    refs = [entry_ref(copy if e.id == static.id else e) for e in CATALOGUE]
+    judged = Matcher(refs, observed_texts(CATALOGUE, read_observations(REPO / "observations").records))
+    run = ScriptRun("fail", 1, None, "", text, 1.0, 100.0)
+    report = EntryCheck(copy)
+    _check_failing(copy, CaseResult("failing.py", "failing", run, text), judged, "2.13.0", report)
+    assert report.status == "error"
+    assert len(report.problems) == 1
+    assert "ranks 'data-dependent-guard'" in report.problems[0]
+    assert "above this entry for its real error" in report.problems[0]
+    own = _error(checked, "static-batch-size", "failing.py")
+    fine = EntryCheck(copy)
+    _check_failing(copy, CaseResult("failing.py", "failing", ScriptRun("fail", 1, None, "", own, 1.0, 100.0), own),
+                   judged, "2.13.0", fine)
+    assert fine.status == "pass", fine.problems
