@@ -9,7 +9,8 @@ For every entry:
   not run: each error it quotes from a report must be named by one of its patterns and
   ranked first (or tied first) by the matcher, and it is reported as unverified.
 
-Runs are isolated processes (collectors.isolate). With `record=True`, each run is also
+Each run is a fork of a torch-loaded interpreter (collectors.zygote), isolated like a
+process of its own (collectors.isolate). With `record=True`, each run is also
 appended to the observations as data.
 """
 from __future__ import annotations
@@ -26,9 +27,10 @@ from kb.extract import extract
 from kb.matcher import Matcher
 from kb.observations import SCHEMA, append_observation, existing_keys, observation_key
 
-from .isolate import ScriptRun, run_script
+from .isolate import ScriptRun
 from .portable import portable, trim
 from .versions import environment, library_versions
+from .zygote import ZygotePool
 
 _MISMATCH_MARKERS = ("Tensor-likes are not close", "Mismatched elements", "Not equal to tolerance",
                      "Arrays are not almost equal", "Scalars are not close")
@@ -79,32 +81,38 @@ def _check_failing(entry: Entry, result: CaseResult, matcher: Matcher, torch_ver
         report.fail(f"{case} fails on torch {torch_version} although the entry says `reproduces = false`: "
                     f"{_last_line(result.error_text)}")
         return
-    blocks = extract(result.error_text)
+    problem = _error_problem(entry, result.error_text, matcher, the_error="the real error",
+                             for_it=" for its real error")
+    if problem:
+        report.fail(f"{case}: {problem}")
+
+
+def _error_problem(entry: Entry, text: str, matcher: Matcher, *, the_error: str, for_it: str) -> str | None:
+    """Why `text` does not count as `entry`'s error, for a run and for a quote alike; None if it does.
+
+    It counts when one of the entry's own patterns names it and the entry is what its
+    recorded run is classified as (kb.classify's rule): the best match, or this entry when
+    it ties with the best, since the text cannot choose between them (torch.cond and a
+    compiled module both meet Dynamo's guard against tracing).
+    """
+    blocks = extract(text)
     if matcher.pattern_hits(entry.id, blocks) is None:
-        report.fail(f"{case}: none of the entry's patterns matches the real error: {_last_line(result.error_text)}")
-        return
-    # The entry its recorded run is classified as (kb.classify's rule): the best match, or
-    # this entry when it ties with the best, since the text cannot choose between them
-    # (torch.cond and a compiled module both meet Dynamo's guard against tracing).
+        return f"none of the entry's patterns matches {the_error}: {_last_line(text)}"
     best = best_match(blocks, matcher, own=entry.id)
-    if best is None or best.id != entry.id:
-        report.fail(f"{case}: the matcher ranks '{best.id}' ({best.score:.2f}) above this entry for its real error"
-                    if best else f"{case}: the matcher finds no entry for its real error")
+    if best is None:
+        return f"the matcher finds no entry{for_it}"
+    if best.id != entry.id:
+        return f"the matcher ranks '{best.id}' ({best.score:.2f}) above this entry{for_it}"
+    return None
 
 
 def _check_quotes(entry: Entry, matcher: Matcher, report: EntryCheck) -> None:
     """An unverified entry's quoted errors stand in for its runs, and are judged as a run would be."""
     report.status = "unverified"
     for n, quote in enumerate(entry.quotes, 1):
-        blocks = extract(quote.text)
-        if matcher.pattern_hits(entry.id, blocks) is None:
-            report.fail(f"observed error #{n} ({quote.source}): none of the entry's patterns matches it: "
-                        f"{_last_line(quote.text)}")
-            continue
-        best = best_match(blocks, matcher, own=entry.id)
-        if best is None or best.id != entry.id:
-            report.fail(f"observed error #{n} ({quote.source}): the matcher ranks '{best.id}' ({best.score:.2f}) "
-                        "above this entry" if best else f"observed error #{n}: the matcher finds no entry for it")
+        problem = _error_problem(entry, quote.text, matcher, the_error="it", for_it=" for it")
+        if problem:
+            report.fail(f"observed error #{n} ({quote.source}): {problem}")
 
 
 def _check_fixed(result: CaseResult, torch_version: str, report: EntryCheck) -> None:
@@ -167,16 +175,20 @@ def check_entries(entries: list[Entry], *, jobs: int = 2, record: bool = False,
     results: dict[tuple[str, str], CaseResult] = {}
     repo = paths.root()
 
-    def run(job):
-        entry, case, kind = job
-        r = run_script(entry.folder / case, timeout_s=timeout_s)
-        return job, CaseResult(case, kind, r, trim(portable(r.stderr, repo)) if r.stderr else "")
+    # Each script runs in a fork of an interpreter that has already imported torch
+    # (collectors.zygote): the same isolation and traceback as `python script.py`,
+    # without importing torch three hundred times.
+    with ZygotePool(jobs) as zygotes:
+        def run(job):
+            entry, case, kind = job
+            r = zygotes.run(entry.folder / case, timeout_s=timeout_s)
+            return job, CaseResult(case, kind, r, trim(portable(r.stderr, repo)) if r.stderr else "")
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        for n, (job, res) in enumerate(pool.map(run, jobs_list), 1):
-            results[(job[0].id, job[1])] = res
-            if progress:
-                progress(n, len(jobs_list), f"{job[0].id}/{job[1]}")
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            for n, (job, res) in enumerate(pool.map(run, jobs_list), 1):
+                results[(job[0].id, job[1])] = res
+                if progress:
+                    progress(n, len(jobs_list), f"{job[0].id}/{job[1]}")
 
     reports = []
     obs_path = paths.observations_dir() / "entries.jsonl"

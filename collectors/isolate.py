@@ -98,14 +98,21 @@ def run_script(script: Path, *, timeout_s: float = DEFAULT_TIMEOUT_S, memory_mb:
     stdout = b"".join(out).decode("utf-8", "replace")
     stderr = b"".join(err).decode("utf-8", "replace")
     peak_mb = usage.ru_maxrss / 1024.0  # Linux reports KiB
+    return script_run(timed_out, proc.returncode, stdout, stderr, duration, peak_mb)
+
+
+def script_run(timed_out: bool, returncode: int, stdout: str, stderr: str, duration_s: float,
+               peak_rss_mb: float) -> ScriptRun:
+    """The outcome of a finished script, however it was started (here or by collectors.zygote)."""
     sig = None
     if timed_out:
         outcome = "timeout"
-    elif proc.returncode < 0:
-        sig = signal.Signals(-proc.returncode).name
+    elif returncode < 0:
+        sig = signal.Signals(-returncode).name
         outcome = "oom" if any(m in stderr for m in _OOM_MARKERS) else "crash"
-    elif proc.returncode == 0:
+    elif returncode == 0:
         outcome = "ok"
     else:
         outcome = "oom" if any(m in stderr[-4000:] for m in _OOM_MARKERS) else "fail"
-    return ScriptRun(outcome, None if timed_out else proc.returncode, sig, stdout, stderr, round(duration, 3), round(peak_mb, 1))
+    return ScriptRun(outcome, None if timed_out else returncode, sig, stdout, stderr, round(duration_s, 3),
+                     round(peak_rss_mb, 1))

@@ -145,10 +145,15 @@ def observed_texts(entries: list[Entry], observations: list[dict]) -> dict[str, 
         # differently on an old release (an API it uses did not exist yet) teaches nothing.
         # Every exception the patterns name, not just the first: in a chain (a DispatchError
         # under a ConversionError) the search weighs the last one named, so it must be known.
-        for block in failure_blocks(rec):
-            if pattern_only.pattern_hits(entry_id, [block]) is not None and block.text not in texts.get(entry_id, ()):
-                texts.setdefault(entry_id, []).append(block.text)
+        _learn_named(pattern_only, entry_id, failure_blocks(rec), texts)
     return texts
+
+
+def _learn_named(pattern_only: Matcher, entry_id: str, blocks, texts: dict[str, list[str]]) -> None:
+    """Add to texts[entry_id] each block that one of the entry's own patterns names, once."""
+    for block in blocks:
+        if pattern_only.pattern_hits(entry_id, [block]) is not None and block.text not in texts.get(entry_id, ()):
+            texts.setdefault(entry_id, []).append(block.text)
 
 
 def run_texts(entries: list[Entry], records: list[dict], texts: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -174,7 +179,5 @@ def quoted_texts(entries: list[Entry], texts: dict[str, list[str]], skip: Callab
         for quote in e.quotes:
             if skip(quote.source):
                 continue
-            for block in extract(quote.text):
-                if pattern_only.pattern_hits(e.id, [block]) is not None and block.text not in texts.get(e.id, ()):
-                    texts.setdefault(e.id, []).append(block.text)
+            _learn_named(pattern_only, e.id, extract(quote.text), texts)
     return texts

@@ -65,21 +65,19 @@ def once_per_run(tmp_path_factory, name: str, make):
 
 @pytest.fixture(scope="session")
 def site_build(tmp_path_factory):
-    """The documentation site in en, ko and zh_CN, built once per run from complete
-    pseudo-translated catalogues with -W (tests/site_helpers.py). Tests read it; a test
-    that needs to change a catalogue or a page copies it first."""
-    from site_helpers import build_pseudo_translated
+    """The documentation site in en, ko and zh_CN, built once per run with -W from the
+    committed catalogues, or from pseudo-translated ones while those are incomplete
+    (tests/site_helpers.py). Tests read it; a test that needs to change a catalogue or a
+    page copies it first."""
+    from site_helpers import build_for_tests
 
-    return once_per_run(tmp_path_factory, "site-build", lambda: build_pseudo_translated(tmp_path_factory))
+    return once_per_run(tmp_path_factory, "site-build", lambda: build_for_tests(tmp_path_factory))
 
 
 @pytest.fixture(scope="session")
-def committed_site(tmp_path_factory, site_build):
+def committed_site(site_build):
     """The site's html/ built with the committed catalogues, once they are complete; else None."""
-    from site_helpers import build_with_committed_catalogues
-
-    return once_per_run(tmp_path_factory, "committed-site",
-                        lambda: build_with_committed_catalogues(tmp_path_factory, site_build))
+    return site_build.committed
 
 
 @pytest.fixture(scope="session")

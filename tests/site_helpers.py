@@ -1,11 +1,14 @@
-"""Helpers for the site tests: the session's site builds (conftest.py's fixtures), pseudo-translated catalogues.
+"""Helpers for the site tests: the session's site build (conftest.py's fixtures), pseudo-translated catalogues.
 
-The committed ko/zh_CN catalogues stay empty until translators fill them, so the tests
-make their own complete catalogues: every msgstr is the English text behind a marker.
-That exercises the whole pipeline, including that translated RST still parses (-W),
-without pretending to be a translation. The catalogues are made from the current
-sources (.pot -> sphinx-intl update in a temporary directory), so they never lag behind
-an entry that was just added.
+The site is built once per test run, in en, ko and zh_CN, from the current sources and
+the committed catalogues merged with them (.pot -> sphinx-intl update in a temporary
+directory), so it never lags behind an entry that was just added. When those catalogues
+are complete, as they must be on main (`exportkb serve` refuses an incomplete one), that
+build is also the committed-catalogue build. While a branch has messages that nobody has
+translated yet, every message is pseudo-translated instead (the English text behind a
+marker), which still exercises the whole pipeline, including that translated RST parses
+(-W), without pretending to be a translation; the committed-catalogue tests then say
+that the catalogues are incomplete.
 
 Everything is built under pytest's temporary directory: the repository's _build/ and
 site/locale/ are never written, so the tests can run while someone else builds the site.
@@ -89,9 +92,10 @@ class SiteBuild:
     base: Path
     src: Path
     out: Path  # <out>/html/<lang>/, <out>/gettext/
-    locale: Path  # the complete (pseudo-translated) catalogues
+    locale: Path  # the catalogues it was built with: complete, pseudo-translated if `pseudo`
     result: dict
     real_coverage: dict  # lang -> site_i18n.Coverage of the committed catalogues
+    pseudo: bool  # True when the committed catalogues were incomplete and markers stand in
 
     @property
     def html(self) -> Path:
@@ -101,8 +105,13 @@ class SiteBuild:
     def pot(self) -> Path:
         return self.out / "gettext"
 
+    @property
+    def committed(self) -> Path | None:
+        """The html root built with the committed catalogues, or None while they are incomplete."""
+        return None if self.pseudo else self.html
 
-def build_pseudo_translated(tmp_path_factory) -> SiteBuild:
+
+def build_for_tests(tmp_path_factory) -> SiteBuild:
     """Build en, ko and zh_CN with complete catalogues and -W (conftest.py's session fixture site_build)."""
     from kb.site import builder as site, i18n as site_i18n
 
@@ -110,29 +119,19 @@ def build_pseudo_translated(tmp_path_factory) -> SiteBuild:
     src, out = base / "src", base / "out"
     locale = copy_locale(REPO / "site" / "locale", base / "locale")
     site.update_po(locale=locale, out=out, src=src)  # the catalogues as of today's sources
-    pseudo_translate(locale, locale)
-    result = site.build_site(LANGS, locale=locale, out=out, src=src, db=None)
     real = site_i18n.report(site_i18n.TRANSLATED_LANGS, REPO / "site" / "locale", out / "gettext")
-    return SiteBuild(base, src, out, locale, result, real)
+    pseudo = not all(c.complete for c in real.values())
+    if pseudo:
+        pseudo_translate(locale, locale)
+    result = site.build_site(LANGS, locale=locale, out=out, src=src, db=None)
+    return SiteBuild(base, src, out, locale, result, real, pseudo)
 
 
-def build_with_committed_catalogues(tmp_path_factory, built: SiteBuild) -> Path | None:
-    """The site built with the committed catalogues, once they are complete; else None.
+def translated_text(html: str, lang: str) -> int:
+    """How many characters of `html` are in the script of `lang` (Hangul, or CJK ideographs)."""
+    import re
 
-    Only the translated languages are built again: the English pages read no catalogue,
-    so the pseudo-translated build's English pages, built from the same sources, are
-    linked in beside them (a third of a build saved on every test run)."""
-    from kb.site import builder as site
-
-    html = None
-    if all(c.complete for c in built.real_coverage.values()):
-        base = tmp_path_factory.mktemp("site-real")
-        locale = copy_locale(REPO / "site" / "locale", base / "locale")
-        translated = [lang for lang in LANGS if lang != "en"]
-        site.build_site(translated, locale=locale, out=base / "out", src=built.src)
-        html = base / "out" / "html"
-        (html / "en").symlink_to(built.html / "en", target_is_directory=True)
-    return html
+    return len(re.findall("[\uac00-\ud7a3]" if lang == "ko" else "[\u4e00-\u9fff]", html))
 
 
 def coverage_summary(covs: dict) -> str:

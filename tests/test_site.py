@@ -21,10 +21,12 @@ import pytest
 from kb.site import builder as site, i18n as site_i18n, render as site_render, rst as site_rst
 from site_helpers import (
     LANGS,
+    MARKERS,
     REPO,
     add_corpus_observations,
     coverage_summary,
     set_message,
+    translated_text,
 )
 
 
@@ -291,9 +293,12 @@ def test_graph_breaks_page_lists_every_registry_id_and_entries_link_back(site_bu
 
 def test_translated_pages_change_prose_but_not_code(site_build):
     en = page(site_build, "en", "entries/data-dependent-guard.html")
-    for lang, marker in (("ko", "한국어 번역"), ("zh_CN", "中文译文")):
+    for lang in ("ko", "zh_CN"):
         other = page(site_build, lang, "entries/data-dependent-guard.html")
-        assert marker in other and marker not in en
+        # Beyond the language switcher's own names, the English page has none of the script.
+        assert translated_text(visible_text(other), lang) > 200 > 20 > translated_text(visible_text(en), lang)
+        if site_build.pseudo:
+            assert MARKERS[lang].strip() in other
         assert code_blocks(other) == code_blocks(en)
         assert code_blocks(other, "text") == code_blocks(en, "text")  # error text and patterns
         assert f'<html lang="{lang.replace("_", "-")}"' in other
@@ -351,11 +356,14 @@ def _search_terms(site_build, lang: str) -> set[str]:
 
 
 def test_chinese_search_index_is_segmented_with_jieba(site_build):
-    # The marker "(中文译文)" has no spaces; only word segmentation yields "译文" on its own.
+    # Chinese prose has no spaces ("导出的程序", or the marker "(中文译文)" of pseudo-translated
+    # catalogues); only word segmentation yields "导出" or "译文" as a term of its own.
+    word, other = ("译文", "中文") if site_build.pseudo else ("导出", "程序")
     zh = _search_terms(site_build, "zh_CN")
-    assert "译文" in zh and "中文" in zh
-    assert "번역" in _search_terms(site_build, "ko")  # Korean: split at spaces only
-    assert "译文" not in _search_terms(site_build, "en")
+    assert word in zh and other in zh
+    assert word not in _search_terms(site_build, "en")
+    # Korean: split at spaces only, so words keep their particles; Hangul terms exist all the same.
+    assert sum(translated_text(t, "ko") > 0 for t in _search_terms(site_build, "ko")) > 50
 
 
 def test_search_page_points_to_the_error_search_and_states_korean_limits(site_build):
