@@ -30,7 +30,7 @@ from .pool import imap_forked, run_forked, warm_up
 from .portable import portable, trim
 from .versions import environment, library_versions
 
-DEFAULT_SOURCES = ("transformers", "torchvision", "timm", "exportdb", "entry")
+DEFAULT_SOURCES = ("transformers", "torchvision", "timm", "exportdb", "entry", "custom-ops")
 
 
 @dataclass

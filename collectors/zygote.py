@@ -8,6 +8,11 @@ session, a memory limit, a timeout, its exit status and peak memory from wait4, 
 same traceback text (the server hands the interpreter's own excepthook the traceback
 without its own frame).
 
+collectors.pool forks the calling process, which suits the corpus: one single-threaded
+driver that has imported torch. `exportkb check` is a threaded driver that only needs
+kb.db's matcher, and it runs scripts, not functions: their stdout, stderr and exit
+status are the result. So the torch-loaded parent is a server process of its own.
+
 One thing a fork cannot give is a torch that has not been imported yet. A script that
 sets an environment variable expects torch to read it at import, so such a script runs
 in a fresh interpreter (`needs_fresh_interpreter`). If a zygote dies, the script it was

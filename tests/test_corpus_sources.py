@@ -23,7 +23,7 @@ from collectors.corpus import source  # noqa: E402
 from collectors.corpus.base import Case  # noqa: E402
 from collectors.corpus.inputs import BuildError, run_eager  # noqa: E402
 
-SOURCES = ("transformers", "torchvision", "timm", "exportdb", "entry")
+SOURCES = ("transformers", "torchvision", "timm", "exportdb", "entry", "custom-ops")
 
 
 @pytest.fixture(scope="module")
@@ -188,6 +188,24 @@ def test_entries_build_and_run(model_id):
     case = source("entry").build(model_id)
     _check_case(case, batch_dims=False)
     assert case.definition["entry"] == "static-batch-size"
+
+
+def test_custom_op_models_build_run_and_differ_in_their_registrations():
+    custom = source("custom-ops")
+    for spec in custom.list_models():
+        case = custom.build(spec.id)
+        _check_case(case)
+        assert case.definition["registration"] == spec.family
+    ops = {name for name in dir(torch.ops.exportkb_corpus) if not name.startswith("_")}
+    assert {"scaled_gelu", "no_fake_swish", "legacy_softclip", "keep_positive", "pool_rows"} <= ops
+    # The cases differ in what each exporter needs: no fake kernel here, only a CPU one there.
+    with torch._subclasses.fake_tensor.FakeTensorMode():
+        x = torch.empty(2, 16)
+        assert torch.ops.exportkb_corpus.scaled_gelu(x, 1.0).shape == (2, 16)
+        with pytest.raises(Exception, match="fake|Meta"):
+            torch.ops.exportkb_corpus.no_fake_swish(x)
+        with pytest.raises(torch._subclasses.fake_tensor.UnsupportedOperatorException, match="legacy_softclip"):
+            torch.ops.exportkb_corpus.legacy_softclip(x, 1.0)
 
 
 def test_torchvision_workaround_lives_in_one_place():

@@ -9,6 +9,7 @@ SOURCE_MODULES = {
     "timm": "collectors.corpus.timm_models",
     "exportdb": "collectors.corpus.exportdb",
     "entry": "collectors.corpus.entries",
+    "custom-ops": "collectors.corpus.custom_ops",
 }
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 @dataclass(frozen=True)
 class ModelSpec:
-    source: str  # transformers | torchvision | timm | exportdb | entry
+    source: str  # transformers | torchvision | timm | exportdb | entry | custom-ops
     id: str  # unique within the source, e.g. "bert", "resnet18", "cond_predicate"
     family: str = ""  # architecture family, for grouping and sampling
 
