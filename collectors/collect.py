@@ -115,10 +115,15 @@ def plan(sources: list[str], exporters: list[str], models: list[str] | None, sha
         if build_key in done:
             continue
         keys = {e: observation_key(spec.source, spec.id, e, case_hash, versions) for e in exporters}
-        todo = [e for e in exporters if keys[e] not in done]
+        todo = [e for e in _for_spec(spec, exporters) if keys[e] not in done]
         if todo:
             tasks.append(ModelTask(module, spec, case_hash, todo, build_key, keys, names[id(module)]))
     return tasks[:limit] if limit else tasks
+
+
+def _for_spec(spec: ModelSpec, exporters: list[str]) -> list[str]:
+    """The requested exporters that the model is for (ModelSpec.exporters)."""
+    return [e for e in exporters if spec.exporters is None or e in spec.exporters]
 
 
 def fixes_output_path(versions: dict, folder: Path | None = None) -> Path:
@@ -257,7 +262,7 @@ def tasks_for(items: list[tuple[str, str]], exporters: list[str], versions: dict
             raise ValueError(f"{source} lists no model {model_id!r} here")
         case_hash = _definition_hash(module, spec)
         keys = {e: observation_key(spec.source, spec.id, e, case_hash, versions) for e in exporters}
-        tasks.append(ModelTask(module, spec, case_hash, list(exporters),
+        tasks.append(ModelTask(module, spec, case_hash, _for_spec(spec, exporters),
                                observation_key(spec.source, spec.id, "build", case_hash, versions), keys, source))
     return tasks
 

@@ -101,7 +101,7 @@ def outputs_of(value: Any) -> list[torch.Tensor]:
     return leaves
 
 
-def compare(actual: Any, expected: Any, what: str) -> None:
+def compare(actual: Any, expected: Any, what: str, *, int8: bool = False) -> None:
     got, want = outputs_of(actual), outputs_of(expected)
     if len(got) != len(want):
         raise Mismatch(f"{what}: the program returned {len(got)} tensors, eager returned {len(want)}")
@@ -110,7 +110,7 @@ def compare(actual: Any, expected: Any, what: str) -> None:
         if g.shape != w.shape:
             raise Mismatch(f"{what}: output {i} has shape {tuple(g.shape)}, eager has {tuple(w.shape)}")
         try:
-            torch.testing.assert_close(g.to(w.dtype), w, rtol=RTOL, atol=tolerance(w), equal_nan=True)
+            torch.testing.assert_close(g.to(w.dtype), w, rtol=RTOL, atol=tolerance(w, int8=int8), equal_nan=True)
         except AssertionError as exc:
             raise Mismatch(f"{what}: output {i} disagrees with eager: {str(exc).splitlines()[0]} "
                            f"{' '.join(str(exc).split()[1:40])}") from None
@@ -139,7 +139,7 @@ def _agree(call: Callable[[tuple, dict], Any], case: Case, args: tuple, kwargs: 
     torch.manual_seed(NUMERIC_SEED)
     expected = eager(case, *eager_args)
     torch.manual_seed(NUMERIC_SEED)
-    compare(call(*program_args), expected, what)
+    compare(call(*program_args), expected, what, int8=case.int8)
 
 
 def _numeric(attempt: Attempt, case: Case, call: Callable[[tuple, dict], Any], *, alt: bool = False) -> None:
@@ -363,7 +363,8 @@ def executorch(attempt, case, workdir):
     from executorch.runtime import Runtime
 
     ep = _run_stage(attempt, "capture", lambda: torch.export.export(case.model, case.args, case.kwargs or None, strict=False))
-    program = _run_stage(attempt, "lower", lambda: to_edge_transform_and_lower(ep).to_executorch())
+    program = _run_stage(attempt, "lower", lambda: to_edge_transform_and_lower(
+        ep, partitioner=_partitioners(case.delegate)).to_executorch())
     path = Path(workdir) / "model.pte"
 
     def round_trip():
@@ -379,6 +380,16 @@ def executorch(attempt, case, workdir):
         return _with_native_log(lambda: method.execute(pytree.tree_flatten((a, k))[0]), workdir)
     _run_stage(attempt, "run", lambda: call(case.args, case.kwargs))
     _numeric(attempt, case, call)
+
+
+def _partitioners(delegate: str | None) -> list | None:
+    if delegate is None:
+        return None
+    if delegate == "xnnpack":
+        from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+
+        return [XnnpackPartitioner()]
+    raise ValueError(f"unknown ExecuTorch delegate {delegate!r}")
 
 
 EXPORTERS: dict[str, Callable] = {

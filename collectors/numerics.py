@@ -14,10 +14,18 @@ RTOL = ATOL = 1e-3
 # therefore grows with that value: a program whose outputs differ by more than 1e-4 of
 # the eager output's largest magnitude disagrees; one within rounding noise does not.
 SCALED_ATOL = 1e-4
+# A model quantized to int8 (PT2E) computes in integers and dequantizes its output with a
+# scale of about max|output| / 127. An int8 kernel (XNNPACK, a fused Inductor kernel)
+# that rounds an intermediate value the other way than the reference quantize/dequantize
+# graph moves the output by a quantization step or two; that is the same result, while
+# a wrong op or a lost scale is off by many steps.
+INT8_STEPS = 2
 
 
-def tolerance(expected) -> float:
+def tolerance(expected, *, int8: bool = False) -> float:
     """The absolute tolerance for one output tensor: ATOL, or SCALED_ATOL of its largest finite magnitude.
+
+    With `int8`, at least INT8_STEPS quantization steps of that magnitude (see above).
 
     `expected` is a torch tensor, or a numpy array where torch is absent (an onnxruntime
     installed on its own)."""
@@ -28,11 +36,15 @@ def tolerance(expected) -> float:
         if magnitude.dtype.kind not in "fc" or magnitude.size == 0:
             return ATOL
         finite = magnitude[np.isfinite(magnitude)]
-        return max(ATOL, SCALED_ATOL * float(finite.max())) if finite.size else ATOL
+        return _scaled(float(finite.max()), int8) if finite.size else ATOL
     import torch
 
     if not (expected.is_floating_point() or expected.is_complex()) or expected.numel() == 0:
         return ATOL
     magnitude = expected.detach().abs().float()
     finite = magnitude[torch.isfinite(magnitude)]
-    return max(ATOL, SCALED_ATOL * finite.max().item()) if finite.numel() else ATOL
+    return _scaled(finite.max().item(), int8) if finite.numel() else ATOL
+
+
+def _scaled(largest: float, int8: bool) -> float:
+    return max(ATOL, SCALED_ATOL * largest, INT8_STEPS * largest / 127 if int8 else 0.0)

@@ -29,7 +29,7 @@ REQUIRED = ("id", "title", "rule", "exporters", "stage", "tags", "reproduces", "
 REF_KINDS = ("exportdb", "graph_breaks", "issues", "docs")
 # Corpus sources an entry's `silent_models` may name (collectors/corpus). kb/ keeps its
 # own list because it never imports collectors.
-CORPUS_SOURCES = ("transformers", "torchvision", "timm", "exportdb", "entry", "custom-ops")
+CORPUS_SOURCES = ("transformers", "torchvision", "timm", "exportdb", "entry", "custom-ops", "quantized")
 _ISSUE_REF = re.compile(r"[\w.-]+/[\w.-]+#\d+")
 ID_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 # Tags become page labels and facet values, which compare case-insensitively in places:

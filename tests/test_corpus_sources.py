@@ -23,7 +23,7 @@ from collectors.corpus import source  # noqa: E402
 from collectors.corpus.base import Case  # noqa: E402
 from collectors.corpus.inputs import BuildError, run_eager  # noqa: E402
 
-SOURCES = ("transformers", "torchvision", "timm", "exportdb", "entry", "custom-ops")
+SOURCES = ("transformers", "torchvision", "timm", "exportdb", "entry", "custom-ops", "quantized")
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +78,9 @@ def _leading_dim(value):
 
 def _check_case(case: Case, batch_dims=True):
     assert isinstance(case, Case)
-    if isinstance(case.model, torch.nn.Module):
+    if hasattr(case.model, "_exported_training"):  # an exported module: PT2E's eval switch
+        assert case.model._exported_training is False, "models are built in eval mode"
+    elif isinstance(case.model, torch.nn.Module):
         assert not case.model.training, "models are built in eval mode"
     run_eager(case.model, case.args, case.kwargs)
     if case.alt_args is not None:
@@ -206,6 +208,33 @@ def test_custom_op_models_build_run_and_differ_in_their_registrations():
             torch.ops.exportkb_corpus.no_fake_swish(x)
         with pytest.raises(torch._subclasses.fake_tensor.UnsupportedOperatorException, match="legacy_softclip"):
             torch.ops.exportkb_corpus.legacy_softclip(x, 1.0)
+
+
+def test_quantized_models_hold_quantize_ops_and_delegate_variants_are_for_executorch_only(tmp_path):
+    from collectors import exporters
+    from collectors.collect import plan
+
+    quantized = source("quantized")
+    specs = {s.id: s for s in quantized.list_models()}
+    assert len(specs) == 3 * len(quantized.BASES)
+    assert specs["torchvision.resnet18-pt2e"].exporters is None
+    assert specs["torchvision.resnet18-pt2e-xnnpack"].exporters == specs["timm.convnext_atto-xnnpack"].exporters == (
+        "executorch",)
+    tasks = {t.spec.id: t.exporters for t in plan(["quantized"], list(exporters.EXPORTERS), None, None, {}, set())}
+    assert tasks["torchvision.resnet18-xnnpack"] == ["executorch"]
+    assert tasks["torchvision.resnet18-pt2e"] == list(exporters.EXPORTERS)
+
+    case = quantized.build("torchvision.resnet18-pt2e-xnnpack")
+    _check_case(case)
+    targets = {str(n.target) for n in case.model.graph.nodes if n.op == "call_function"}
+    assert any("quantize_per_tensor" in t for t in targets) and any("dequantize" in t for t in targets)
+    assert case.delegate == "xnnpack" and case.definition["base"]["source"] == "torchvision"
+    # Lowered with the XNNPACK partitioner, the program delegates to XnnpackBackend and runs.
+    result = exporters.attempt("executorch", case)
+    assert result.outcome == "ok", result.traceback
+    portable = exporters.attempt("executorch", quantized.build("torchvision.resnet18-pt2e"))
+    # Without a delegate the quantize/dequantize ops need kernels the portable library lacks.
+    assert portable.outcome == "fail" and "quantized_decomposed" in portable.message
 
 
 def test_torchvision_workaround_lives_in_one_place():

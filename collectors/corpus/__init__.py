@@ -10,6 +10,7 @@ SOURCE_MODULES = {
     "exportdb": "collectors.corpus.exportdb",
     "entry": "collectors.corpus.entries",
     "custom-ops": "collectors.corpus.custom_ops",
+    "quantized": "collectors.corpus.quantized",
 }
 
 

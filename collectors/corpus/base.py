@@ -18,9 +18,12 @@ from typing import Any
 
 @dataclass(frozen=True)
 class ModelSpec:
-    source: str  # transformers | torchvision | timm | exportdb | entry | custom-ops
+    source: str  # a name in corpus.SOURCE_MODULES: transformers, torchvision, custom-ops, ...
     id: str  # unique within the source, e.g. "bert", "resnet18", "cond_predicate"
     family: str = ""  # architecture family, for grouping and sampling
+    # The exporters this model is for; None: every exporter. A variant that only changes
+    # what one exporter does (ExecuTorch with a delegate) would repeat the others' attempts.
+    exporters: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -36,6 +39,11 @@ class Case:
     # dynamic export or a trace generalises. None when the model has no batch dim.
     alt_args: tuple | None = None
     alt_kwargs: dict | None = None
+    # The ExecuTorch partitioner to lower with: None for the portable kernels, "xnnpack"
+    # for the XNNPACK delegate (what mobile users ship).
+    delegate: str | None = None
+    # Quantized to int8: outputs agree within a quantization step or two (collectors.numerics).
+    int8: bool = False
     # What defines the case (config, code, input shapes); part of the observation key.
     definition: dict = field(default_factory=dict)
 
