@@ -252,7 +252,8 @@ def record_companions(report: "ReleaseReport", folder: Path | None = None, *, tr
     data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     before = data.get(report.torch, {})
     versions = {k: v for k, v in report.versions.items() if k != "torch"}
-    missing = dict(report.missing)
+    # A reason quotes pip's log by its path: recorded as <repo>/..., not this machine's checkout.
+    missing = {lib: portable(reason, paths.root()) for lib, reason in report.missing.items()}
     for lib in set(OPTIONAL_COMPANIONS) - tried:
         if lib in before.get("versions", {}):
             versions[lib] = before["versions"][lib]
