@@ -21,10 +21,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing may reach for the Hub
 import torch  # noqa: E402
 
 from collectors.corpus import source  # noqa: E402
+from kb.catalogue import CORPUS_SOURCES  # noqa: E402
 from collectors.corpus.base import Case  # noqa: E402
 from collectors.corpus.inputs import BuildError, run_eager  # noqa: E402
 
-SOURCES = ("transformers", "torchvision", "timm", "exportdb", "entry", "custom-ops", "quantized")
+SOURCES = CORPUS_SOURCES
 
 
 @pytest.fixture(scope="module")
@@ -211,7 +212,7 @@ def test_custom_op_models_build_run_and_differ_in_their_registrations():
             torch.ops.exportkb_corpus.legacy_softclip(x, 1.0)
 
 
-def test_quantized_models_hold_quantize_ops_and_delegate_variants_are_for_executorch_only(tmp_path):
+def test_quantized_models_hold_quantize_ops_and_delegate_variants_are_for_executorch_only():
     from collectors import exporters
     from collectors.collect import plan
 
@@ -230,7 +231,7 @@ def test_quantized_models_hold_quantize_ops_and_delegate_variants_are_for_execut
     targets = {str(n.target) for n in case.model.graph.nodes if n.op == "call_function"}
     assert any("quantize_per_tensor" in t for t in targets) and any("dequantize" in t for t in targets)
     assert case.delegate == "xnnpack" and case.definition["base"]["source"] == "torchvision"
-    # Lowered with the XNNPACK partitioner, the program delegates to XnnpackBackend and runs.
+    # Lowered with the XNNPACK partitioner, the program runs and agrees with the quantized model.
     result = exporters.attempt("executorch", case)
     assert result.outcome == "ok", result.traceback
     portable = exporters.attempt("executorch", dataclasses.replace(case, delegate=None))
