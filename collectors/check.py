@@ -30,7 +30,7 @@ from kb.observations import SCHEMA, append_observation, existing_keys, observati
 from .isolate import ScriptRun
 from .portable import portable, trim
 from .versions import environment, library_versions
-from .zygote import ZygotePool
+from .zygote import ZygotePool, preloads_for
 
 _MISMATCH_MARKERS = ("Tensor-likes are not close", "Mismatched elements", "Not equal to tolerance",
                      "Arrays are not almost equal", "Scalars are not close")
@@ -177,7 +177,9 @@ def check_entries(entries: list[Entry], *, jobs: int = 2, record: bool = False,
 
     # Each script runs in a fork of an interpreter that has already imported torch
     # (collectors.zygote): the same isolation and traceback as `python script.py`,
-    # without importing torch three hundred times.
+    # without importing torch three hundred times. Scripts that want the same slow imports
+    # done in advance run one after another, so each zygote serves a run of them.
+    jobs_list.sort(key=lambda job: preloads_for(job[0].folder / job[1]))
     with ZygotePool(jobs) as zygotes:
         def run(job):
             entry, case, kind = job

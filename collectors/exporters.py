@@ -26,7 +26,7 @@ import torch
 from torch.utils import _pytree as pytree
 
 from .corpus.base import Case
-from .numerics import ATOL, RTOL, tolerance  # noqa: F401  (ATOL: the bound callers compare with)
+from .numerics import ATOL, RTOL, int8_drift, tolerance  # noqa: F401  (ATOL: the bound callers compare with)
 
 
 class StageFailed(Exception):
@@ -101,8 +101,14 @@ def outputs_of(value: Any) -> list[torch.Tensor]:
     return leaves
 
 
-def compare(actual: Any, expected: Any, what: str, *, int8: bool = False) -> None:
+def compare(actual: Any, expected: Any, what: str, *, int8: bool = False, float_expected: Any = None) -> None:
+    """Raise Mismatch unless `actual` agrees with eager's `expected` (collectors.numerics).
+
+    For an int8 model, `float_expected` is the float model's output on the same inputs: an
+    output beyond a step or two of the reference still agrees when it is as close to the
+    float model as the reference is (numerics.int8_drift)."""
     got, want = outputs_of(actual), outputs_of(expected)
+    floats = outputs_of(float_expected) if int8 and float_expected is not None else None
     if len(got) != len(want):
         raise Mismatch(f"{what}: the program returned {len(got)} tensors, eager returned {len(want)}")
     for i, (g, w) in enumerate(zip(got, want)):
@@ -112,8 +118,13 @@ def compare(actual: Any, expected: Any, what: str, *, int8: bool = False) -> Non
         try:
             torch.testing.assert_close(g.to(w.dtype), w, rtol=RTOL, atol=tolerance(w, int8=int8), equal_nan=True)
         except AssertionError as exc:
-            raise Mismatch(f"{what}: output {i} disagrees with eager: {str(exc).splitlines()[0]} "
-                           f"{' '.join(str(exc).split()[1:40])}") from None
+            why = f"{str(exc).splitlines()[0]} {' '.join(str(exc).split()[1:40])}"
+            if floats is not None and len(floats) == len(want) and floats[i].shape == w.shape:
+                drift = int8_drift(g.to(w.dtype), w, floats[i])
+                if drift is None:
+                    continue
+                why += f"; {drift}"
+            raise Mismatch(f"{what}: output {i} disagrees with eager: {why}") from None
 
 
 def eager(case: Case, args: tuple, kwargs: dict) -> Any:
@@ -138,8 +149,14 @@ def _agree(call: Callable[[tuple, dict], Any], case: Case, args: tuple, kwargs: 
     eager_args, program_args = _copy(args, kwargs), _copy(args, kwargs)
     torch.manual_seed(NUMERIC_SEED)
     expected = eager(case, *eager_args)
+    float_expected = None
+    if case.int8 and case.float_model is not None:
+        float_args, float_kwargs = _copy(args, kwargs)
+        torch.manual_seed(NUMERIC_SEED)
+        with torch.no_grad():
+            float_expected = case.float_model(*float_args, **float_kwargs)
     torch.manual_seed(NUMERIC_SEED)
-    compare(call(*program_args), expected, what, int8=case.int8)
+    compare(call(*program_args), expected, what, int8=case.int8, float_expected=float_expected)
 
 
 def _numeric(attempt: Attempt, case: Case, call: Callable[[tuple, dict], Any], *, alt: bool = False) -> None:

@@ -1,8 +1,11 @@
 """The far side of collectors/zygote.py: an interpreter that has imported torch once and
 forks a child for each script it is asked to run.
 
-Run as a script (`python zygote_server.py`) with the environment the scripts would get;
-stdlib only, so that it starts in any release's venv. One JSON request per line on stdin:
+Run as a script (`python zygote_server.py [MODULE ...]`) with the environment the scripts
+would get; stdlib only, so that it starts in any release's venv. The modules named on the
+command line are imported after torch (collectors.zygote chooses them: slow imports that
+the scripts it will run import themselves). The greeting says whether they all imported.
+One JSON request per line on stdin:
 {"script", "stdout", "stderr", "timeout_s", "memory_mb"}; one JSON reply per line on the
 protocol descriptor: {"returncode", "signal", "timed_out", "duration_s", "peak_rss_mb"}.
 
@@ -130,7 +133,18 @@ def main() -> None:
     os.dup2(2, 1)
     reply = os.fdopen(protocol, "w", buffering=1, closefd=False)
     requests = sys.stdin.buffer
-    reply.write(json.dumps({"ready": True, "pid": os.getpid()}) + "\n")
+    import importlib
+
+    for name in sys.argv[1:]:
+        try:
+            importlib.import_module(name)
+        except BaseException as exc:  # noqa: BLE001  (any failure: the script must meet it itself)
+            # A half-done import leaves modules behind that the script's own import would not
+            # find in the same state, so this zygote must not serve: say so and stop.
+            reply.write(json.dumps({"ready": False, "preload_failed": name,
+                                    "error": f"{type(exc).__name__}: {exc}"[:500]}) + "\n")
+            return
+    reply.write(json.dumps({"ready": True, "pid": os.getpid(), "preloaded": sys.argv[1:]}) + "\n")
     for line in requests:
         if not line.strip():
             continue

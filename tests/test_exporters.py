@@ -135,6 +135,29 @@ def test_rounding_noise_on_a_large_output_agrees_and_a_real_difference_does_not(
         ex.compare(torch.tensor([float("inf"), 1.1]), torch.tensor([float("inf"), 1.0]), "inf beside")
     assert ex.tolerance(torch.tensor([3, 4])) == ex.ATOL
 
+def test_an_int8_output_is_judged_against_the_float_model_it_came_from():
+    # A deep int8 network: the reference quantize/dequantize graph and another kernel each
+    # land within about 0.1 of the float output, independently, so they differ from each
+    # other by several quantization steps (a step is max|out|/127, about 0.08 here).
+    g = torch.Generator().manual_seed(0)
+    float_out = torch.randn(2000, generator=g) * 3
+    reference = float_out + torch.randn(2000, generator=g) * 0.1
+    other_rounding = float_out + torch.randn(2000, generator=g) * 0.1
+    with pytest.raises(ex.Mismatch):  # two steps of the reference alone: a false alarm
+        ex.compare(other_rounding, reference, "int8", int8=True)
+    ex.compare(other_rounding, reference, "int8", int8=True, float_expected=float_out)
+    # A lost scale on one op is no rounding: far from the float model, it still disagrees.
+    with pytest.raises(ex.Mismatch, match="against the float model its error is"):
+        ex.compare(reference * 1.2, reference, "int8", int8=True, float_expected=float_out)
+    # So does noise three times the reference's own.
+    with pytest.raises(ex.Mismatch):
+        ex.compare(float_out + torch.randn(2000, generator=g) * 0.3, reference, "int8", int8=True,
+                   float_expected=float_out)
+    # The float yardstick is only for int8 models.
+    with pytest.raises(ex.Mismatch):
+        ex.compare(other_rounding, reference, "float", float_expected=float_out)
+
+
 def test_a_model_that_updates_its_input_is_compared_on_copies():
     # forward does x.mul_(2): eager and the program must each see the original input.
     case = exportdb.build("user_input_mutation")

@@ -6,7 +6,8 @@ import textwrap
 import pytest
 
 from collectors.isolate import run_script
-from collectors.zygote import ZygotePool, needs_fresh_interpreter
+from collectors import zygote as zygote_module
+from collectors.zygote import PreloadFailed, Zygote, ZygotePool, needs_fresh_interpreter, preloads_for
 
 pytestmark = pytest.mark.torch
 
@@ -99,6 +100,28 @@ def test_each_script_starts_from_a_clean_fork(pool, tmp_path):
     assert pool.run(second).stdout == "torch.float32 False\n"
 
 
+def test_a_torchscript_error_quotes_the_python_stack_down_to_the_script_only(pool, tmp_path):
+    # TorchScript prints the Python stack the trace ran in; the zygote's frames under the
+    # script are not part of what `python case.py` prints.
+    path = script(tmp_path, """
+        import torch
+
+        class Double(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+        class M(torch.nn.Module):
+            def forward(self, x):
+                return Double.apply(x)
+
+        torch.jit.trace(M(), (torch.ones(2),)).save("m.pt")
+    """)
+    run = same_as_python(pool, path)
+    assert "Could not export Python function call 'Double'" in run.stderr
+    assert run.stderr.rstrip().splitlines()[-1] == f"{path}(13): <module>"
+
+
 def test_timeout_kills_the_script_and_what_it_started(pool, tmp_path):
     marker = tmp_path / "grandchild-survived"
     path = script(tmp_path, f"""
@@ -150,3 +173,35 @@ def test_a_dead_zygote_costs_one_fresh_run_and_is_replaced(tmp_path):
         assert fresh_pool.fresh_runs == 1
         ok = fresh_pool.run(script(tmp_path, "import sys\nprint('torch' in sys.modules)\n", "after.py"))
         assert ok.stdout == "True\n"  # forked from a new zygote, which has torch imported
+
+
+def test_slow_imports_the_script_makes_are_done_before_the_fork_and_hidden_ones_are_not(tmp_path):
+    # Each script first reports what was imported before its own imports ran; a sibling module
+    # looks, since a script that reads sys.modules itself is one the zygote leaves alone.
+    script(tmp_path, 'import sys\nprint(sorted(m for m in ("onnx", "torch._dynamo") if m in sys.modules))\n',
+           "loaded_before.py")
+    probe = "import loaded_before\n"
+    uses = script(tmp_path, probe + "import onnx\ntorch_export = 'torch.export.export'\n", "uses.py")
+    hides = script(tmp_path, probe + "sys.meta_path = list(sys.meta_path)\nimport onnx\n", "hides.py")
+    inside = script(tmp_path, probe + "def main():\n    from onnx import helper\n", "inside.py")
+    assert preloads_for(uses) == ("torch._dynamo", "onnx")  # Dynamo: the script names torch.export.export
+    assert preloads_for(hides) == ()
+    assert preloads_for(inside) == ("onnx",)
+    assert preloads_for(script(tmp_path, "def broken(:\n", "broken.py")) == ()
+    with ZygotePool(1) as pool:
+        assert pool.run(uses).stdout == "['onnx', 'torch._dynamo']\n"
+        assert pool.run(hides).stdout == "[]\n"  # the zygote of `uses` does not serve it
+        assert pool.run(inside).stdout == "['onnx']\n"
+        assert pool.started == [("torch._dynamo", "onnx"), (), ("onnx",)]
+        assert pool.fresh_runs == 0
+
+
+def test_a_preload_that_does_not_import_falls_back_to_torch_alone(tmp_path, monkeypatch):
+    with pytest.raises(PreloadFailed, match="no_such_module_for_exportkb"):
+        Zygote(preload=("no_such_module_for_exportkb",))
+    monkeypatch.setattr(zygote_module, "preloads_for", lambda _script: ("no_such_module_for_exportkb",))
+    path = script(tmp_path, "import sys\nprint('torch' in sys.modules)\n")
+    with ZygotePool(1) as pool:
+        assert [pool.run(path).stdout for _ in range(2)] == ["True\n", "True\n"]
+        assert pool.started == [()]  # one zygote without the preload, kept for the second run
+        assert pool.fresh_runs == 0

@@ -42,8 +42,11 @@ class Case:
     # The ExecuTorch partitioner to lower with: None for the portable kernels, "xnnpack"
     # for the XNNPACK delegate (what mobile users ship).
     delegate: str | None = None
-    # Quantized to int8: outputs agree within a quantization step or two (collectors.numerics).
+    # Quantized to int8: outputs agree within a quantization step or two of the reference,
+    # or as closely to `float_model` (the model before quantization) as the reference does
+    # (collectors.numerics).
     int8: bool = False
+    float_model: Any = None
     # What defines the case (config, code, input shapes); part of the observation key.
     definition: dict = field(default_factory=dict)
 

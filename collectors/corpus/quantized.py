@@ -114,5 +114,5 @@ def build(model_id: str) -> Case:
     alt = dynamic is not None and base.alt_args is not None
     return Case(model=model, args=base.args, kwargs=base.kwargs, dynamic_shapes=dynamic,
                 alt_args=base.alt_args if alt else None, alt_kwargs=base.alt_kwargs if alt else None,
-                delegate=delegate, int8=True, definition={**definition, "quantizer": "XNNPACKQuantizer symmetric, static",
+                delegate=delegate, int8=True, float_model=base.model, definition={**definition, "quantizer": "XNNPACKQuantizer symmetric, static",
                                                "captured": kind})
