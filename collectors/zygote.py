@@ -30,13 +30,12 @@ from __future__ import annotations
 import ast
 import json
 import os
-import threading
-import queue
 import re
 import select
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -60,6 +59,8 @@ _PRELOAD_ORDER = ("torch._dynamo", *SLOW_IMPORTS)
 # Dynamo is imported by torch on first use, not by the script: these calls are that first use.
 _USES_DYNAMO = re.compile(r"\btorch\.(?:export\.export|compile|_dynamo|cond|onnx\.export)\b"
                           r"|\b(?:aoti_compile_and_package|to_edge(?:_transform_and_lower)?)\b")
+# The dynamo-based ONNX exporter (the default since 2.9) imports onnxscript on first use.
+_USES_ONNXSCRIPT = re.compile(r"\btorch\.onnx\.export\b")
 _USES_INDUCTOR = re.compile(r"\b(?:aoti_compile_and_package|aoti_load_package|torch\.compile)\b")
 # The script decides how its own imports resolve: preloading could defeat what it hides.
 _TOUCHES_IMPORTS = re.compile(r"\bsys\.(?:meta_path|modules|path_hooks)\b|\bimport site\b|\bsite\.")
@@ -88,8 +89,7 @@ def preloads_for(script: Path) -> tuple[str, ...]:
             named.add(node.module)
             named.update(f"{node.module}.{alias.name}" for alias in node.names)
     chosen = [m for m in SLOW_IMPORTS if any(n == m or n.startswith(m + ".") for n in named)]
-    # The dynamo-based ONNX exporter (the default since 2.9) imports onnxscript on first use.
-    if re.search(r"\btorch\.onnx\.export\b", source) and "dynamo=False" not in source and "onnxscript" not in chosen:
+    if _USES_ONNXSCRIPT.search(source) and "dynamo=False" not in source and "onnxscript" not in chosen:
         chosen.append("onnxscript")
     if _USES_INDUCTOR.search(source) and "torch._inductor" not in chosen:
         chosen.append("torch._inductor")
@@ -223,8 +223,6 @@ class ZygotePool:
             self._free.notify()
 
     def _start(self, preload: tuple[str, ...]) -> Zygote:
-        if preload in self._unloadable:
-            preload = ()
         try:
             zygote = Zygote(self.python, preload=preload)
         except PreloadFailed:
