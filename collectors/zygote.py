@@ -247,7 +247,7 @@ class ZygotePool:
                 if zygote is not None:
                     zygote.close()
                     self._all.remove(zygote)
-                zygote = None
+                zygote = None  # if the start fails, the slot goes back empty
                 zygote = self._start(wanted)
             return zygote.run(script, timeout_s=timeout_s, memory_mb=memory_mb)
         except ZygoteLost:

@@ -4,9 +4,9 @@ The runs come from `exportkb collect --torch VERSION [--ray]` over the sample in
 collectors/release_sample.txt, stored in observations/releases/ (the pinned release's
 results for the same models come from its own corpus run). A run still under way lives in
 observations/releases/in-progress/, which kb.build does not read: one partial release
-would shrink the models that every release ran, and with them the whole comparison. kb.build classifies every
-failure with the one rule (kb.classify) and stores the runs here as `release_runs`;
-this module turns them into:
+would shrink the models that every release ran, and with them the whole comparison.
+kb.build classifies every failure with the one rule (kb.classify) and stores the runs
+here as `release_runs`; this module turns them into:
 
 * `release_rates`: per exporter and release, how many of the compared models exported;
 * `release_changes`: a model and exporter that started or stopped failing between two

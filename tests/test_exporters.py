@@ -135,6 +135,7 @@ def test_rounding_noise_on_a_large_output_agrees_and_a_real_difference_does_not(
         ex.compare(torch.tensor([float("inf"), 1.1]), torch.tensor([float("inf"), 1.0]), "inf beside")
     assert ex.tolerance(torch.tensor([3, 4])) == ex.ATOL
 
+
 def test_an_int8_output_is_judged_against_the_float_model_it_came_from():
     # A deep int8 network: the reference quantize/dequantize graph and another kernel each
     # land within about 0.1 of the float output, independently, so they differ from each
