@@ -209,7 +209,8 @@ def check_entries(entries: list[Entry], *, jobs: int = 2, record: bool = False,
             else:
                 _check_fixed(res, torch_version, report)
             if record:
-                obs = case_observation(entry, res, versions, env, matcher)
+                mine = versions | library_versions(entry.libraries) if entry.libraries else versions
+                obs = case_observation(entry, res, mine, env, matcher)
                 if obs["key"] not in known:
                     append_observation(obs_path, obs)
                     known.add(obs["key"])

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from kb import paths
 from kb.catalogue import Entry
-from kb.observations import VERSIONED_LIBS, append_observation, existing_keys
+from kb.observations import ENTRY_LIBS, VERSIONED_LIBS, append_observation, existing_keys
 
 from .check import CaseResult, case_key, case_observation
 from .isolate import run_script
@@ -77,6 +77,15 @@ EXECUTORCH: dict[str, str] = {
     "2.3.1": "0.2.0", "2.4.1": "0.3.0", "2.5.1": "0.4.0", "2.6.0": "0.5.0", "2.7.1": "0.6.0", "2.8.0": "0.7.0",
     "2.9.1": "1.0.0", "2.10.0": "1.1.0", "2.11.0": "1.2.0", "2.12.1": "1.3.1", "2.13.0": "1.5.1", "2.14.1": "1.5.1",
     "2.15.0": "1.5.1",
+}
+# torchao, for the entries whose scripts import it (kb.catalogue.Entry.libraries), by the
+# same date rule as COMPANIONS (PyPI's JSON API, read on 2026-11-27); 2.13.0 takes the
+# torchao that the project's executorch pin brings (0.18.0). The releases before 2.3 get
+# none: torchao had no numbered release with a Python 3.11 wheel before 0.2.0.
+TORCHAO: dict[str, str] = {
+    "2.3.1": "0.2.0", "2.4.1": "0.4.0", "2.5.1": "0.6.1", "2.6.0": "0.8.0", "2.7.1": "0.11.0", "2.8.0": "0.12.0",
+    "2.9.1": "0.14.1", "2.10.0": "0.15.0", "2.11.0": "0.16.0", "2.12.1": "0.17.0", "2.13.0": "0.18.0",
+    "2.14.1": "0.18.0", "2.15.0": "0.18.0",
 }
 DEFAULT_RELEASES = tuple(COMPANIONS)  # every release with pins, oldest first
 # What the corpus's model sources need besides (collectors.cluster, `collect --torch`):
@@ -136,6 +145,11 @@ class ReleaseReport:
     error: str | None = None
     # package -> why it is not in the venv (pip's last lines), for companions that may fail
     missing: dict[str, str] = field(default_factory=dict)
+    entry_libs: dict[str, str | None] = field(default_factory=dict)  # kb.observations.ENTRY_LIBS in the venv
+
+    def versions_for(self, entry: Entry) -> dict[str, str | None]:
+        """What an observation of this entry records: VERSIONED_LIBS, and the entry's own libraries."""
+        return self.versions | {lib: self.entry_libs.get(lib) for lib in entry.libraries}
 
 
 def requirements(torch_version: str) -> list[str]:
@@ -205,36 +219,60 @@ def create_venv(torch_version: str, folder: Path) -> Path:
     return make_venv(folder, requirements(torch_version), pip_log(torch_version))
 
 
+def _install_companion(python: Path, torch_version: str, lib: str, pin: str, attempts: list[list[str]]) -> str | None:
+    """Run pip with each argument list in turn until one installs; None then, else why not
+    (pip's last attempt). Its log is kept beside the venv only when every attempt failed."""
+    log = sweep_dir() / f"torch-{torch_version}.{lib}.pip.log"
+    log.unlink(missing_ok=True)
+    for args in attempts:
+        try:
+            run_pip(python, ["install", *args], log)
+        except SweepError as exc:
+            failed = f"{lib}=={pin}: {exc}"
+            continue
+        log.unlink(missing_ok=True)
+        return None
+    return failed
+
+
 def add_executorch(python: Path, torch_version: str) -> str | None:
     """Install the release's executorch next to its torch; None when it installed, else why not."""
     pin = EXECUTORCH.get(torch_version)
     if pin is None:
         return f"no executorch release is paired with torch {torch_version} (none has a Python 3.11 wheel)"
-    log = sweep_dir() / f"torch-{torch_version}.executorch.pip.log"
-    log.unlink(missing_ok=True)
+    # The release's own pins come along, so pip may not replace its torch to suit executorch.
+    # Wheels where they exist; some of executorch's pure-Python dependencies (antlr4
+    # runtime 4.9, through hydra-core) were only ever published as source.
     pins = requirements(torch_version)
-    try:
-        # The release's own pins come along, so pip may not replace its torch to suit executorch.
-        # Wheels where they exist; some of executorch's pure-Python dependencies (antlr4
-        # runtime 4.9, through hydra-core) were only ever published as source.
-        run_pip(python, ["install", "--prefer-binary", f"executorch=={pin}", *pins], log)
-    except SweepError as first:
-        # executorch pins its own numpy (0.5.0: numpy==2.0.0), older than the release's
-        # companion: a user of that pair has executorch's numpy, so let it choose.
-        loose = [r for r in pins if not r.startswith("numpy==")]
-        if loose == pins:
-            return f"executorch=={pin}: {first}"
-        try:
-            run_pip(python, ["install", "--prefer-binary", f"executorch=={pin}", *loose], log)
-        except SweepError as exc:
-            return f"executorch=={pin}: {exc}"
-    log.unlink(missing_ok=True)
-    return None
+    attempts = [["--prefer-binary", f"executorch=={pin}", *pins]]
+    # executorch pins its own numpy (0.5.0: numpy==2.0.0), older than the release's
+    # companion: a user of that pair has executorch's numpy, so then let it choose.
+    loose = [r for r in pins if not r.startswith("numpy==")]
+    if loose != pins:
+        attempts.append(["--prefer-binary", f"executorch=={pin}", *loose])
+    return _install_companion(python, torch_version, "executorch", pin, attempts)
 
 
-# Companions installed only when a swept entry uses the exporter that needs them (the
-# others always are): the library, named like its exporter, and what installs it.
-OPTIONAL_COMPANIONS = {"executorch": add_executorch}
+def add_torchao(python: Path, torch_version: str) -> str | None:
+    """Install the release's torchao next to its torch; None when it installed, else why not."""
+    pin = TORCHAO.get(torch_version)
+    if pin is None:
+        return f"no torchao release is paired with torch {torch_version} (none has a Python 3.11 wheel)"
+    # With the release's own pins, so pip may not replace its torch; torchao's wheels
+    # declare no torch requirement, so it installs beside any torch and the sweep shows
+    # what that pair does.
+    attempts = [["--only-binary", ":all:", f"torchao=={pin}", *requirements(torch_version)]]
+    return _install_companion(python, torch_version, "torchao", pin, attempts)
+
+
+# Companions installed only when a swept entry needs them (the others always are): the
+# library, and what installs it. An entry needs executorch when it names that exporter,
+# and torchao when its scripts import it.
+OPTIONAL_COMPANIONS = {"executorch": add_executorch, "torchao": add_torchao}
+
+
+def needs(entry: Entry, lib: str) -> bool:
+    return lib in entry.exporters or lib in entry.libraries
 
 
 def companions_path(folder: Path | None = None) -> Path:
@@ -252,6 +290,7 @@ def record_companions(report: "ReleaseReport", folder: Path | None = None, *, tr
     data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     before = data.get(report.torch, {})
     versions = {k: v for k, v in report.versions.items() if k != "torch"}
+    versions |= {lib: v for lib, v in report.entry_libs.items() if lib in tried and v}
     # A reason quotes pip's log by its path: recorded as <repo>/..., not this machine's checkout.
     missing = {lib: portable(reason, paths.root()) for lib, reason in report.missing.items()}
     for lib in set(OPTIONAL_COMPANIONS) - tried:
@@ -264,11 +303,17 @@ def record_companions(report: "ReleaseReport", folder: Path | None = None, *, tr
 
 
 def probe_versions(python: Path) -> dict:
-    code = _VERSIONS_PROBE.format(libs=list(VERSIONED_LIBS))
+    """The venv's VERSIONED_LIBS as `versions` (what every observation records), and its
+    ENTRY_LIBS apart as `entry_libs` (recorded only by the entries that import them)."""
+    code = _VERSIONS_PROBE.format(libs=[*VERSIONED_LIBS, *ENTRY_LIBS])
     out = subprocess.run([str(python), "-c", code], capture_output=True, text=True, timeout=120)
     if out.returncode:
         raise SweepError(f"could not read versions in {python}: {out.stderr.strip()[-500:]}")
-    return json.loads(out.stdout)
+    probed = json.loads(out.stdout)
+    found = probed["versions"]
+    probed["versions"] = {lib: found[lib] for lib in VERSIONED_LIBS}
+    probed["entry_libs"] = {lib: found[lib] for lib in ENTRY_LIBS}
+    return probed
 
 
 def portable_for(venv: Path, text: str) -> str:
@@ -289,7 +334,7 @@ def run_release(entries: list[Entry], torch_version: str, *, jobs: int = 2, time
         start = time.monotonic()
         python = create_venv(torch_version, folder)
         pip_log(torch_version).unlink(missing_ok=True)
-        tried = frozenset(lib for lib in OPTIONAL_COMPANIONS if any(lib in e.exporters for e in entries))
+        tried = frozenset(lib for lib in OPTIONAL_COMPANIONS if any(needs(e, lib) for e in entries))
         for lib in sorted(tried):
             reason = OPTIONAL_COMPANIONS[lib](python, torch_version)
             if reason:
@@ -298,6 +343,7 @@ def run_release(entries: list[Entry], torch_version: str, *, jobs: int = 2, time
         report.venv_mb = round(_du_mb(folder / "venv"), 1)
         probed = probe_versions(python)
         report.versions = probed["versions"]
+        report.entry_libs = probed["entry_libs"]
         record_companions(report, out_folder, tried=tried)
         env = {"python": probed["python"], "platform": probed["platform"]}
         jobs_list = [(e, c, "failing") for e in entries for c in e.failing_cases] + \
@@ -306,7 +352,7 @@ def run_release(entries: list[Entry], torch_version: str, *, jobs: int = 2, time
         known = existing_keys(out)
         # Resuming: a script already recorded with this venv's versions is not run again,
         # so a sweep killed part way costs only the scripts it had not reached.
-        jobs_list = [job for job in jobs_list if case_key(job[0], job[1], report.versions) not in known]
+        jobs_list = [job for job in jobs_list if case_key(job[0], job[1], report.versions_for(job[0])) not in known]
         report.skipped = report.scripts - len(jobs_list)
 
         def run(job):
@@ -318,7 +364,7 @@ def run_release(entries: list[Entry], torch_version: str, *, jobs: int = 2, time
         start = time.monotonic()
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             for n, ((entry, case, _kind), res) in enumerate(pool.map(run, jobs_list), 1):
-                record = case_observation(entry, res, report.versions, env)
+                record = case_observation(entry, res, report.versions_for(entry), env)
                 record["sweep"] = True
                 record["run"] = "sweep"
                 report.outcomes[res.run.outcome] = report.outcomes.get(res.run.outcome, 0) + 1

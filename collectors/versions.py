@@ -18,8 +18,9 @@ def _installed(libs) -> dict[str, str | None]:
     return found
 
 
-def library_versions() -> dict[str, str | None]:
-    return _installed(VERSIONED_LIBS)
+def library_versions(extra: tuple[str, ...] = ()) -> dict[str, str | None]:
+    """VERSIONED_LIBS, plus `extra` (an entry's ENTRY_LIBS, kb.catalogue.Entry.libraries)."""
+    return _installed((*VERSIONED_LIBS, *extra))
 
 
 def environment() -> dict[str, str]:

@@ -27,7 +27,6 @@ running is run again in a fresh interpreter and a new zygote takes its place.
 """
 from __future__ import annotations
 
-import ast
 import json
 import os
 import re
@@ -38,6 +37,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+from kb.script_imports import imported_modules, imports_package
 
 from .isolate import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, ScriptRun, interpreter_env, run_script, script_run
 
@@ -76,19 +77,12 @@ def preloads_for(script: Path) -> tuple[str, ...]:
     little earlier changes no script's outcome or error."""
     try:
         source = Path(script).read_text(encoding="utf-8", errors="replace")
-        tree = ast.parse(source)
-    except (OSError, SyntaxError, ValueError):
+    except OSError:
         return ()
-    if _TOUCHES_IMPORTS.search(source):
+    named = imported_modules(source)
+    if named is None or _TOUCHES_IMPORTS.search(source):
         return ()
-    named: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            named.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            named.add(node.module)
-            named.update(f"{node.module}.{alias.name}" for alias in node.names)
-    chosen = [m for m in SLOW_IMPORTS if any(n == m or n.startswith(m + ".") for n in named)]
+    chosen = [m for m in SLOW_IMPORTS if imports_package(named, m)]
     if _USES_ONNXSCRIPT.search(source) and "dynamo=False" not in source and "onnxscript" not in chosen:
         chosen.append("onnxscript")
     if _USES_INDUCTOR.search(source) and "torch._inductor" not in chosen:

@@ -14,6 +14,9 @@ from pathlib import Path
 import re2
 
 from .matcher import _RE2_OPTIONS  # validate patterns with the options the matcher compiles them with
+from .observations import ENTRY_LIBS
+from .script_imports import imported_modules, imports_package
+
 # Stable exporter ids (see DESIGN.md). An entry names the ones its failure concerns.
 EXPORTERS = (
     "export", "export-strict", "export-dynamic", "jit-script", "jit-trace",
@@ -118,6 +121,14 @@ class Entry:
 
     def code(self, case: str) -> str:
         return (self.folder / case).read_text(encoding="utf-8")
+
+    @property
+    def libraries(self) -> tuple[str, ...]:
+        """The ENTRY_LIBS its scripts import: a sweep installs them, and its runs record their versions."""
+        named: set[str] = set()
+        for case in (*self.failing_cases, self.fixed_case):
+            named |= imported_modules(self.code(case)) or set()
+        return tuple(lib for lib in ENTRY_LIBS if imports_package(named, lib))
 
 
 def runnable_here(entries: list[Entry]) -> list[Entry]:

@@ -21,6 +21,10 @@ SCHEMA = 1
 OUTCOMES = ("ok", "fail", "timeout", "crash", "oom", "build", "skip")
 REQUIRED = ("key", "source", "model", "exporter", "stage", "outcome", "versions")
 VERSIONED_LIBS = ("torch", "transformers", "onnx", "onnxscript", "onnxruntime", "executorch")
+# Libraries recorded in `versions` (and so in the key) only for the runs of an entry whose
+# scripts import them (Entry.libraries): recording them for every run would re-key every
+# observation already made.
+ENTRY_LIBS = ("torchao",)
 
 
 RUNS = ("collect", "check", "sweep")

@@ -143,3 +143,54 @@ def test_executorch_that_pins_an_older_numpy_is_installed_with_its_own_numpy(mon
 
     monkeypatch.setattr(sweep, "run_pip", always_fails)
     assert sweep.add_executorch(tmp_path / "python", "2.6.0").startswith("executorch==0.5.0: ERROR: Cannot install")
+
+
+def test_torchao_is_installed_and_recorded_only_for_the_entries_that_import_it(monkeypatch, tmp_path):
+    from collectors import sweep
+    from kb.catalogue import load_entry
+
+    quantized = load_entry(REPO / "entries" / "torchao-tensor-subclass-export")
+    plain = load_entry(REPO / "entries" / ENTRY)
+    lowered = load_entry(REPO / "entries" / "executorch-missing-kernel")
+    # Read from the scripts' imports (torchao is imported inside a helper function there).
+    assert quantized.libraries == ("torchao",) and plain.libraries == () and lowered.libraries == ()
+    assert sweep.needs(quantized, "torchao") and not sweep.needs(quantized, "executorch")
+    assert sweep.needs(lowered, "executorch") and not sweep.needs(lowered, "torchao")
+    assert not any(sweep.needs(plain, lib) for lib in sweep.OPTIONAL_COMPANIONS)
+
+    # Only the entry that imports torchao records its version, so no other run is re-keyed.
+    report = sweep.ReleaseReport("2.5.1", versions={"torch": "2.5.1", "onnx": "1.17.0"},
+                                 entry_libs={"torchao": "0.6.1"})
+    assert report.versions_for(plain) == {"torch": "2.5.1", "onnx": "1.17.0"}
+    assert report.versions_for(quantized) == {"torch": "2.5.1", "onnx": "1.17.0", "torchao": "0.6.1"}
+    from collectors.check import case_key
+    assert case_key(plain, "failing.py", report.versions_for(plain)) == case_key(plain, "failing.py", report.versions)
+    assert (case_key(quantized, "failing.py", report.versions_for(quantized))
+            != case_key(quantized, "failing.py", report.versions))
+
+    # The release's torchao, with its own pins so pip keeps its torch; a release before
+    # torchao's first wheel for this Python says so without asking pip.
+    calls = []
+    monkeypatch.setattr(sweep, "run_pip", lambda python, args, log: calls.append(args))
+    monkeypatch.setenv("EXPORTKB_SWEEP_DIR", str(tmp_path))
+    assert sweep.add_torchao(tmp_path / "python", "2.5.1") is None
+    assert "torchao==0.6.1" in calls[0] and "torch==2.5.1" in calls[0]
+    assert "no torchao release is paired with torch 2.1.2" in sweep.add_torchao(tmp_path / "python", "2.1.2")
+    assert set(sweep.TORCHAO) <= set(sweep.COMPANIONS)
+
+    # The companions file records torchao for a release whose sweep installed it.
+    sweep.record_companions(report, tmp_path, tried=frozenset({"torchao"}))
+    data = json.loads(sweep.companions_path(tmp_path).read_text())
+    assert data["2.5.1"]["versions"] == {"onnx": "1.17.0", "torchao": "0.6.1"}
+
+
+def test_the_version_probe_keeps_entry_libraries_apart_from_what_every_run_records():
+    from pathlib import Path
+
+    from collectors.sweep import probe_versions
+    from kb.observations import ENTRY_LIBS, VERSIONED_LIBS
+
+    probed = probe_versions(Path(sys.executable))
+    assert tuple(probed["versions"]) == VERSIONED_LIBS and tuple(probed["entry_libs"]) == ENTRY_LIBS
+    # This venv has torchao (executorch brings it), and it is not in what every run records.
+    assert probed["entry_libs"]["torchao"] and "torchao" not in probed["versions"]
