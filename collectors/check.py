@@ -96,9 +96,9 @@ def _error_problem(entry: Entry, text: str, matcher: Matcher, *, the_error: str,
     compiled module both meet Dynamo's guard against tracing).
     """
     blocks = extract(text)
-    if matcher.pattern_hits(entry.id, blocks) is None:
+    if matcher.pattern_hits(entry.id, blocks, text) is None:
         return f"none of the entry's patterns matches {the_error}: {_last_line(text)}"
-    best = best_match(blocks, matcher, own=entry.id)
+    best = best_match(blocks, matcher, own=entry.id, text=text)
     if best is None:
         return f"the matcher finds no entry{for_it}"
     if best.id != entry.id:
@@ -143,7 +143,7 @@ def case_observation(entry: Entry, result: CaseResult, versions: dict, env: dict
     model = f"{entry.id}/{result.case}"
     exporter = entry.exporter_for(result.case)
     blocks = extract(result.error_text) if result.run.outcome != "ok" else []
-    main = primary_block(blocks, matcher, entry.id) if blocks else None
+    main = primary_block(blocks, matcher, entry.id, result.error_text) if blocks else None
     return {
         "schema": SCHEMA,
         "key": case_key(entry, result.case, versions),

@@ -20,8 +20,8 @@ import sqlite_utils
 
 from . import __version__, devset, paths
 from .catalogue import Entry, load_catalogue
-from .classify import (Classification, best_match, classify, entry_ref, failure_blocks, observed_texts, quoted_texts,
-                       run_texts)
+from .classify import (Classification, best_match, classify, entry_ref, failure_blocks, failure_text, observed_texts,
+                       quoted_texts, run_texts)
 from .devset import thread_key
 from .matcher import CALIBRATION_FILE, EntryRef, Matcher, prose_of
 from .normalize import clean
@@ -29,7 +29,7 @@ from .observations import VERSIONED_LIBS, read_observations, run_of
 from . import graph_breaks, releases, version_status
 from .version_status import EntryVersions
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 
 
 @dataclass
@@ -76,7 +76,7 @@ def is_stale(db: Path | None = None) -> bool:
 def _create_tables(kdb: sqlite_utils.Database) -> None:
     kdb["entries"].create(
         {"id": str, "title": str, "rule": str, "exporters": str, "stage": str, "tags": str,
-         "reproduces_on_pinned": int, "verified": int, "patterns": str, "cause": str, "fix": str, "notes": str,
+         "reproduces_on_pinned": int, "verified": int, "patterns": str, "pattern_context": str, "cause": str, "fix": str, "notes": str,
          "refs": str, "failing_code": str, "fixed_code": str, "url": str,
          "reproduces_on": str, "fixed_in": str, "retired": int, "version_summary": str, "error_text": str,
          "artifact_step": str, "artifact_side": str},
@@ -162,6 +162,7 @@ def _entry_row(e: Entry, versions: EntryVersions, texts: list[str]) -> dict:
         "reproduces_on_pinned": int(e.reproduces),
         "verified": int(e.verified),
         "patterns": json.dumps(list(e.patterns)),
+        "pattern_context": json.dumps(sorted(e.pattern_context.items())),
         "cause": e.cause,
         "fix": e.fix,
         "notes": e.notes,
@@ -236,7 +237,7 @@ def _fix_rows(records: list[dict], matcher: Matcher) -> tuple[list[dict], list[d
         result = "fixed" if rec["outcome"] == "ok" else "same"
         matched = None
         if rec["outcome"] == "fail":
-            best = best_match(failure_blocks(rec), matcher, rec.get("exporter"), entry)
+            best = best_match(failure_blocks(rec), matcher, rec.get("exporter"), entry, failure_text(rec))
             matched = best.id if best else None
             result = "same" if matched == entry else "other"
         elif rec["outcome"] != "ok":
@@ -292,7 +293,8 @@ def _compat_rows(records: list[dict], matcher: Matcher):
     (`loaded_on` is its version)."""
     release_of = version_status.release_of
     for rec in records:
-        best = best_match(failure_blocks(rec), matcher, rec["exporter"]) if rec["outcome"] == "fail" else None
+        best = (best_match(failure_blocks(rec), matcher, rec["exporter"], text=failure_text(rec))
+                if rec["outcome"] == "fail" else None)
         runtime = rec.get("runtime") or "torch"
         yield {"key": rec["key"], "exporter": rec["exporter"], "model": rec["model"], "entry": rec.get("entry"),
                "written_on": release_of(rec["written_on"]), "runtime": runtime,
@@ -460,8 +462,10 @@ def matcher_inputs(db: Path | None = None, *, exclude_threads: frozenset[str] = 
     kdb = sqlite_utils.Database(db)
     refs = [
         EntryRef(r["id"], r["title"], tuple(json.loads(r["exporters"])), tuple(json.loads(r["patterns"])),
-                 prose_of(r["title"], r["rule"], r["cause"], r["fix"]), tuple(json.loads(r["tags"])))
-        for r in kdb.query("select id, title, exporters, patterns, rule, cause, fix, tags from entries order by id")
+                 prose_of(r["title"], r["rule"], r["cause"], r["fix"]), tuple(json.loads(r["tags"])),
+                 tuple(tuple(pair) for pair in json.loads(r["pattern_context"])))
+        for r in kdb.query("select id, title, exporters, patterns, pattern_context, rule, cause, fix, tags "
+                           "from entries order by id")
     ]
     observed: dict[str, list[str]] = {}
     for r in kdb.query("select entry, text from entry_texts order by entry, seq"):

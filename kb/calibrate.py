@@ -67,7 +67,7 @@ class Scored:
 def candidate_features(matcher: Matcher, text: str) -> list[tuple[str, dict[str, float]]]:
     cleaned = clean(text)
     blocks = extract(cleaned, already_clean=True)
-    feats = matcher.features(blocks, exporter_family(cleaned), text_internal(cleaned, blocks))
+    feats = matcher.features(blocks, exporter_family(cleaned), text_internal(cleaned, blocks), cleaned)
     return [(eid, f) for eid, (f, _) in feats.items()]
 
 

@@ -108,6 +108,8 @@ class Entry:
     # installs), so the scripts were never run here and `quotes` hold the observed error.
     verified: bool = True
     quotes: tuple[Quote, ...] = ()
+    # pattern -> what the whole text must also show for that pattern to count ([pattern_context])
+    pattern_context: dict[str, str] = field(default_factory=dict)
 
     def explains_silently(self, source: str, model: str, exporter: str, stage: str) -> bool:
         return stage == "numeric" and exporter in self.exporters and f"{source}/{model}" in self.silent_models
@@ -210,6 +212,7 @@ def load_entry(folder: Path) -> Entry:
                 f"{where}: pattern {p!r} is not valid RE2 syntax ({detail}); "
                 "lookarounds and backreferences are not supported"
             ) from None
+    contexts = _pattern_context(data, patterns, where)
     refs_raw = data.get("refs", {})
     if not isinstance(refs_raw, dict):
         raise EntryError(f"{where}: [refs] must be a table")
@@ -254,6 +257,7 @@ def load_entry(folder: Path) -> Entry:
         tags=_str_list(data, "tags", where, allow_empty=True),
         reproduces=data["reproduces"],
         patterns=patterns,
+        pattern_context=contexts,
         cause=_str(data, "cause", where),
         fix=_str(data, "fix", where),
         notes=notes.strip(),
@@ -269,6 +273,24 @@ def load_entry(folder: Path) -> Entry:
         verified=verified,
         quotes=quotes,
     )
+
+
+def _pattern_context(data: dict, patterns: tuple[str, ...], where: str) -> dict[str, str]:
+    """[pattern_context]: for a pattern whose message other causes raise too, an RE2
+    expression that the whole text (its traceback's frames included) must also match
+    before that pattern names this entry."""
+    raw = data.get("pattern_context", {})
+    if not isinstance(raw, dict) or not all(isinstance(k, str) and isinstance(v, str) and v.strip()
+                                            for k, v in raw.items()):
+        raise EntryError(f"{where}: [pattern_context] must map patterns to non-empty RE2 expressions")
+    for pattern, context in raw.items():
+        if pattern not in patterns:
+            raise EntryError(f"{where}: [pattern_context] names {pattern!r}, which is not one of the entry's patterns")
+        try:
+            re2.compile(context, _RE2_OPTIONS)
+        except re2.error:
+            raise EntryError(f"{where}: [pattern_context] expression {context!r} is not valid RE2 syntax") from None
+    return dict(raw)
 
 
 def _verification(data: dict, where: str) -> tuple[bool, tuple[Quote, ...]]:

@@ -39,15 +39,18 @@ class Classification:
 
 
 def entry_ref(e: Entry) -> EntryRef:
-    return EntryRef(e.id, e.title, e.exporters, e.patterns, prose_of(e.title, e.rule, e.cause, e.fix), tuple(e.tags))
+    return EntryRef(e.id, e.title, e.exporters, e.patterns, prose_of(e.title, e.rule, e.cause, e.fix), tuple(e.tags),
+                    tuple(sorted(e.pattern_context.items())))
 
 
-def primary_block(blocks: list[ExceptionBlock], matcher: Matcher, entry_id: str | None) -> ExceptionBlock | None:
-    """The exception that carries the failure: the one an entry's pattern names, else the last."""
+def primary_block(blocks: list[ExceptionBlock], matcher: Matcher, entry_id: str | None,
+                  text: str | None = None) -> ExceptionBlock | None:
+    """The exception that carries the failure: the one an entry's pattern names, else the last.
+    `text` is the whole failure the blocks came from (Matcher.pattern_hits)."""
     if not blocks:
         return None
     if entry_id:
-        hit = matcher.pattern_hits(entry_id, blocks)
+        hit = matcher.pattern_hits(entry_id, blocks, text)
         if hit is not None:
             return hit
     exceptions = [b for b in blocks if b.kind == "exception"]
@@ -81,7 +84,7 @@ def failure_blocks(rec: dict) -> list[ExceptionBlock]:
 
 
 def best_match(blocks: list[ExceptionBlock], matcher: Matcher, exporter: str | None = None,
-               own: str | None = None) -> Match | None:
+               own: str | None = None, text: str | None = None) -> Match | None:
     """The entry that explains these exceptions, if any: the one the matcher ranks first,
     when it is confident or one of the entry's own patterns names the failure.
 
@@ -92,7 +95,7 @@ def best_match(blocks: list[ExceptionBlock], matcher: Matcher, exporter: str | N
     the wording is too new for the calibrated confidence. Between tied entries the text
     cannot choose: a record of an entry's own script (`own`) goes to that entry when it is
     one of them, any other record to the first in the ranking's order."""
-    ranked = matcher.rank_blocks(blocks, frozenset([exporter]) if exporter else frozenset())
+    ranked = matcher.rank_blocks(blocks, frozenset([exporter]) if exporter else frozenset(), text=text)
     if not ranked or not (ranked[0].tier == "confident" or ranked[0].pattern_hit):
         return None
     if own is not None and ranked[0].tie:
@@ -111,10 +114,11 @@ def classify(rec: dict, matcher: Matcher, entries: list[Entry] = ()) -> Classifi
     if rec.get("outcome") != "fail" or not failure_text(rec):
         return None
     blocks = failure_blocks(rec)
+    text = failure_text(rec)
     own = rec.get("entry") if rec.get("source") == "entry" else None
     if own is not None and not any(e.id == own for e in matcher.entries):
         own = None  # an entry since removed from the catalogue
-    best = best_match(blocks, matcher, rec.get("exporter"), own)
+    best = best_match(blocks, matcher, rec.get("exporter"), own, text)
     matched, score = (best.id, best.score) if best else (None, None)
     if best is None and (silent := _silent_match(rec, entries)):
         # No pattern can match a bare "disagrees with eager"; the entry names the model
@@ -122,11 +126,11 @@ def classify(rec: dict, matcher: Matcher, entries: list[Entry] = ()) -> Classifi
         matched, score = silent, 1.0
     # The primary exception is the one the failure's own entry names: for an entry's own
     # script that entry, else the entry the matcher ranks first.
-    block = primary_block(blocks, matcher, own or (best.id if best else None))
+    block = primary_block(blocks, matcher, own or (best.id if best else None), text)
     return Classification(
         matched_entry=matched, match_score=score, signature=signature(block),
         error_text=block.text.strip("\n") if block is not None else "",
-        reproduces=(matcher.pattern_hits(own, blocks) is not None) if own else None,
+        reproduces=(matcher.pattern_hits(own, blocks, text) is not None) if own else None,
     )
 
 
@@ -145,14 +149,16 @@ def observed_texts(entries: list[Entry], observations: list[dict]) -> dict[str, 
         # differently on an old release (an API it uses did not exist yet) teaches nothing.
         # Every exception the patterns name, not just the first: in a chain (a DispatchError
         # under a ConversionError) the search weighs the last one named, so it must be known.
-        _learn_named(pattern_only, entry_id, failure_blocks(rec), texts)
+        _learn_named(pattern_only, entry_id, failure_blocks(rec), texts, failure_text(rec))
     return texts
 
 
-def _learn_named(pattern_only: Matcher, entry_id: str, blocks, texts: dict[str, list[str]]) -> None:
-    """Add to texts[entry_id] each block that one of the entry's own patterns names, once."""
+def _learn_named(pattern_only: Matcher, entry_id: str, blocks, texts: dict[str, list[str]],
+                 text: str | None = None) -> None:
+    """Add to texts[entry_id] each block that one of the entry's own patterns names, once.
+    `text` is the whole failure, where a pattern's context is looked for."""
     for block in blocks:
-        if pattern_only.pattern_hits(entry_id, [block]) is not None and block.text not in texts.get(entry_id, ()):
+        if pattern_only.pattern_hits(entry_id, [block], text) is not None and block.text not in texts.get(entry_id, ()):
             texts.setdefault(entry_id, []).append(block.text)
 
 
@@ -164,8 +170,9 @@ def run_texts(entries: list[Entry], records: list[dict], texts: dict[str, list[s
     for rec in records:
         if rec.get("outcome") != "fail":
             continue
+        text = failure_text(rec)
         for block in failure_blocks(rec):
-            owners = [e.id for e in entries if pattern_only.pattern_hits(e.id, [block]) is not None]
+            owners = [e.id for e in entries if pattern_only.pattern_hits(e.id, [block], text) is not None]
             if len(owners) == 1 and block.text not in texts.get(owners[0], ()):
                 texts.setdefault(owners[0], []).append(block.text)
     return texts
@@ -179,5 +186,5 @@ def quoted_texts(entries: list[Entry], texts: dict[str, list[str]], skip: Callab
         for quote in e.quotes:
             if skip(quote.source):
                 continue
-            _learn_named(pattern_only, e.id, extract(quote.text), texts)
+            _learn_named(pattern_only, e.id, extract(quote.text), texts, quote.text)
     return texts

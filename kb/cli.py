@@ -751,7 +751,9 @@ def _diagnose_progress(exporters: list[str]):
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8001, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--no-docs", is_flag=True, help="Do not build the documentation site first.")
-def serve(host, port, no_docs):
+@click.option("--docs-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="Serve this already-built site (one folder per language, like build/html) instead of building one.")
+def serve(host, port, no_docs, docs_dir):
     """Build what is stale, then serve the search UI and the docs on localhost."""
     import asyncio
 
@@ -765,11 +767,11 @@ def serve(host, port, no_docs):
         raise click.ClickException(str(exc)) from None
     if report is not None:
         err.print(f"built {db}: {report.entries} entries, {report.observations} observations")
-    if not no_docs:
+    if not (no_docs or docs_dir):
         _build_docs()
     from .ui.app import make_datasette
 
-    ds = make_datasette(db)
+    ds = make_datasette(db, docs=docs_dir)
     asyncio.run(ds.invoke_startup())
     url = f"http://{host}:{port}/"
     out.print(f"exportkb is serving on [bold]{url}[/]  (docs: {url}docs/en/index.html; Ctrl-C to stop)")

@@ -5,7 +5,9 @@ entry from evidence of several kinds (`features`):
 
 * declared patterns: an entry's RE2 expressions (behind a literal prefilter,
   kb/prefilter.py) hit the exception raised last, or only an earlier one (a chained
-  cause);
+  cause). A pattern for a message that other causes raise too may have a context, an
+  expression the whole text must also match (a frame's source line, say `torch.randn(`),
+  without which it names nothing;
 * similarity: TF-IDF cosine between each exception's normalised head and every wording
   known for the entry (its runs on every release, its patterns' literal text, and the
   train reports labelled with it), and how far it leads the next entry's;
@@ -116,6 +118,9 @@ class EntryRef:
     patterns: tuple[str, ...]
     prose: str = ""  # title, rule, cause and fix: the entry's explanation in words
     tags: tuple[str, ...] = ()
+    # (pattern, context): a pattern whose message other causes raise too names this entry
+    # only when the whole text, frames included, also matches the context expression.
+    contexts: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -187,9 +192,13 @@ class Matcher:
         self._by_id = {e.id: e for e in self.entries}
         self._internal = [e.id for e in self.entries if INTERNAL_TAG in e.tags]
         self._patterns = {e.id: [re2.compile(p, _RE2_OPTIONS) for p in e.patterns] for e in self.entries}
+        contexts = {e.id: dict(e.contexts) for e in self.entries}
+        self._contexts = {e.id: [re2.compile(contexts[e.id][p], _RE2_OPTIONS) if p in contexts[e.id] else None
+                                 for p in e.patterns] for e in self.entries}
         # Every entry's patterns, behind one literal prefilter: a block runs only the
         # patterns whose required text it holds, whatever the catalogue's size.
         self._flat: list[tuple[str, object]] = [(e.id, p) for e in self.entries for p in self._patterns[e.id]]
+        self._flat_context = [c for e in self.entries for c in self._contexts[e.id]]
         self._prefilter = Prefilter([p for e in self.entries for p in e.patterns])
         owners: list[str] = []
         docs: list[list[str]] = []
@@ -209,7 +218,7 @@ class Matcher:
                 # raised around it (ONNX's exporter error around a ConversionError) is
                 # what the text ends with, but the named exception is where the evidence is.
                 for b in raised[:-1]:
-                    if any(p.search(b.text) for p in self._patterns[e.id]):
+                    if self.pattern_hits(e.id, [b], t) is not None:
                         self._types[e.id].add(exception_type(b.type))
         for t in dict.fromkeys(unexplained):
             toks = text_tokens(t)
@@ -228,34 +237,39 @@ class Matcher:
         gc.freeze()
 
     # -- evidence -----------------------------------------------------------------
-    def pattern_hits(self, entry_id: str, blocks: Sequence[ExceptionBlock]) -> ExceptionBlock | None:
+    def pattern_hits(self, entry_id: str, blocks: Sequence[ExceptionBlock], text: str | None = None) -> ExceptionBlock | None:
+        """The first block one of the entry's patterns names. `text` is the whole text the
+        blocks came from, where a pattern's context is looked for (default: the blocks)."""
+        whole = _Whole(blocks, text)
         for block in blocks:
-            text = block.text
-            for p in self._patterns[entry_id]:
-                if p.search(text):
+            for p, context in zip(self._patterns[entry_id], self._contexts[entry_id]):
+                if p.search(block.text) and (context is None or whole.has(context)):
                     return block
         return None
 
-    def _hits(self, blocks: Sequence[ExceptionBlock]) -> dict[str, int]:
+    def _hits(self, blocks: Sequence[ExceptionBlock], text: str | None) -> dict[str, int]:
         """Entry id -> index of the last block one of its patterns names."""
         hits: dict[str, int] = {}
+        whole = _Whole(blocks, text)
         for i, block in enumerate(blocks):
-            text = block.text.encode("utf-8")  # once per block: re2 would encode a str per pattern
-            for k in self._prefilter.candidates(text):
+            raw = block.text.encode("utf-8")  # once per block: re2 would encode a str per pattern
+            for k in self._prefilter.candidates(raw):
                 owner, pattern = self._flat[k]
-                if pattern.search(text):
+                context = self._flat_context[k]
+                if pattern.search(raw) and (context is None or whole.has(context)):
                     hits[owner] = i
         return hits
 
     def features(self, blocks: Sequence[ExceptionBlock], family: frozenset[str] = frozenset(),
-                 internal: float = 0.0) -> dict[str, tuple[dict[str, float], ExceptionBlock]]:
+                 internal: float = 0.0, text: str | None = None) -> dict[str, tuple[dict[str, float], ExceptionBlock]]:
         """Each candidate entry's evidence, and the exception that gave the most of it.
-        `internal` is the text's evidence.internal_error_shape."""
+        `internal` is the text's evidence.internal_error_shape; `text` the whole text the
+        blocks came from (pattern_hits)."""
         blocks = bounded_blocks(blocks)
         if not blocks:
             return {}
         raised_i = max((i for i, b in enumerate(blocks) if b.kind == "exception"), default=len(blocks) - 1)
-        hits = self._hits(blocks)
+        hits = self._hits(blocks, text)
         raised_named = raised_i in hits.values()
         named_by = Counter(hits.values())  # block index -> how many entries' patterns name it
         specific_hit = any(owner not in self._internal for owner in hits)
@@ -315,10 +329,10 @@ class Matcher:
 
     # -- public API ---------------------------------------------------------------
     def rank_blocks(self, blocks: Sequence[ExceptionBlock], family: frozenset[str] = frozenset(),
-                    internal: float = 0.0) -> list[Match]:
+                    internal: float = 0.0, text: str | None = None) -> list[Match]:
         cal = self.calibration
         ranked = []
-        for eid, (feats, block) in self.features(blocks, family, internal).items():
+        for eid, (feats, block) in self.features(blocks, family, internal, text).items():
             e = self._by_id[eid]
             conf = round(cal.confidence(feats), 4)
             ranked.append(Match(eid, e.title, conf, e.exporters, feats["pattern"] + feats["pattern_cause"] > 0,
@@ -340,8 +354,22 @@ class Matcher:
         inp = data if isinstance(data, InputText) else read_input(data)
         text = clean(inp.text)
         blocks = extract(text, already_clean=True)
-        return SearchResult(self.rank_blocks(blocks, exporter_family(text), text_internal(text, blocks)),
+        return SearchResult(self.rank_blocks(blocks, exporter_family(text), text_internal(text, blocks), text),
                             blocks, list(inp.notes))
+
+
+class _Whole:
+    """The text a pattern's context is looked for in, searched once per context expression."""
+
+    def __init__(self, blocks: Sequence[ExceptionBlock], text: str | None):
+        self._blocks, self._text, self._seen = blocks, text, {}
+
+    def has(self, context) -> bool:
+        if context.pattern not in self._seen:
+            if self._text is None:
+                self._text = "\n".join(b.text for b in self._blocks)
+            self._seen[context.pattern] = context.search(self._text) is not None
+        return self._seen[context.pattern]
 
 
 def text_internal(text: str, blocks: Sequence[ExceptionBlock]) -> float:

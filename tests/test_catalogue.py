@@ -255,3 +255,22 @@ def test_quotes_are_only_for_unverified_entries_and_claim_no_reproduction(kb_roo
     _edit(folder, "verified = false", 'verified = "no"')
     with pytest.raises(EntryError, match="field 'verified' must be true or false"):
         load_entry(folder)
+
+
+def test_a_pattern_context_must_name_one_of_the_entry_s_patterns_and_be_re2(kb_root):
+    folder = kb_root / "entries" / "static-batch-size"
+    text = (folder / "entry.toml").read_text()
+    first = load_entry(folder).patterns[0]
+
+    def context(key: str, value: str) -> None:
+        table = f"[pattern_context]\n{key} = '{value}'\n\n[refs]"
+        (folder / "entry.toml").write_text(text.replace("[refs]", table, 1))
+
+    context(f"'{first}'", r"\bexported\b")
+    assert load_entry(folder).pattern_context == {first: r"\bexported\b"}
+    context("'no such pattern'", r"\bexported\b")
+    with pytest.raises(EntryError, match="not one of the entry's patterns"):
+        load_entry(folder)
+    context(f"'{first}'", r"(?=exported)")
+    with pytest.raises(EntryError, match=r"\[pattern_context\] expression .* is not valid RE2"):
+        load_entry(folder)

@@ -139,3 +139,42 @@ def test_new_scaffolds_an_entry_that_loads_and_check_rejects_until_filled(kb_roo
     assert "my-new-case" in [e["id"] for e in listed]
     assert run("new", "my-new-case", env=env).returncode == 1  # never overwrites
     assert run("new", "Bad_Id", env=env).returncode == 2
+
+
+@pytest.mark.parametrize("args, builds, mounted", [
+    ((), True, "default"), (("--no-docs",), False, "default"), (("--docs-dir", "{tmp}"), False, "{tmp}"),
+])
+def test_serve_builds_the_docs_unless_told_not_to_or_given_a_built_site(args, builds, mounted, monkeypatch, tmp_path):
+    """The wiring of `exportkb serve` (the browser tests run the real server, with --docs-dir):
+    the site is built incrementally first unless --no-docs or --docs-dir says otherwise, and
+    the folder mounted under /docs/ is the one given, else build/html."""
+    from click.testing import CliRunner
+
+    import uvicorn
+    from kb import build, cli, paths
+    from kb.site import builder
+    from kb.ui import app
+
+    calls = {"build": [], "docs": [], "served": 0}
+
+    class App:
+        async def invoke_startup(self):
+            pass
+
+        def app(self):
+            return None
+
+    def fake_datasette(db, *, docs=None):
+        calls["docs"].append(docs)
+        return App()
+
+    monkeypatch.setattr(build, "ensure_built", lambda: (tmp_path / "kb.db", None))
+    monkeypatch.setattr(builder, "build_site", lambda **kw: calls["build"].append(kw))
+    monkeypatch.setattr(app, "make_datasette", fake_datasette)
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **kw: calls.__setitem__("served", calls["served"] + 1))
+    args = [a.format(tmp=tmp_path) for a in args]
+    result = CliRunner().invoke(cli.cli, ["serve", "--port", "0", *args])
+    assert result.exit_code == 0, result.output
+    assert calls["build"] == ([{"incremental": True}] if builds else []) and calls["served"] == 1
+    assert calls["docs"] == [None if mounted == "default" else tmp_path]
+    assert app.make_datasette is fake_datasette and paths.docs_dir().name == "html"

@@ -124,3 +124,28 @@ def test_an_internal_error_shape_makes_the_class_entry_a_candidate():
     assert ranked[0].id == "exporter-bug" and ranked[0].features["internal"] == 1.0
     user = matcher.search(_USER_KEYERROR).ranked
     assert user[0].id == "dict-key" and all(m.features["internal_other"] == 0.0 for m in user)
+
+
+def test_a_message_other_causes_raise_names_its_entry_only_with_the_context_in_the_traceback(repo_matcher):
+    """random-noise-in-forward's `SymIntArrayRef expected to contain only concrete integers`
+    is raised by any kernel without symbolic sizes; its [pattern_context] asks for the
+    randn call in the traceback. Its own recorded run shows that call in a frame; a train
+    report (baddbmm's meta kernel, under the dynamo ONNX exporter) does not."""
+    from kb import devset
+
+    entry = "random-noise-in-forward"
+    runs = [json.loads(line) for line in (REPO / "observations" / "entries.jsonl").read_text().splitlines()]
+    run = next(r for r in runs if r["model"] == f"{entry}/failing.py" and r["outcome"] == "fail"
+               and "SymIntArrayRef" in r["message"])
+    text = run["traceback"]
+    blocks = extract(text)
+    assert repo_matcher.pattern_hits(entry, blocks, text) is not None
+    assert repo_matcher.search(text).ranked[0].id == entry
+    # The same exception without the frames that show the call: the pattern names nothing.
+    raised = blocks[-1].text
+    assert "SymIntArrayRef expected to contain only concrete integers" in raised and "randn" not in raised
+    assert repo_matcher.pattern_hits(entry, extract(raised), raised) is None
+    report = next(r for r in devset.train() if r.source.endswith("/pytorch/pytorch/issues/115501"))
+    assert "SymIntArrayRef expected to contain only concrete integers" in report.text
+    assert repo_matcher.pattern_hits(entry, extract(report.text), report.text) is None
+    assert entry not in {m.id for m in repo_matcher.search(report.text).confident}

@@ -19,9 +19,11 @@ pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
-def url():
+def url(site_build):
+    """`exportkb serve` over the repository's kb.db, serving the site the run built once
+    (conftest.py's site_build) rather than building the same sources a second time."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with serving() as base:
+    with serving("--docs-dir", str(site_build.html)) as base:
         yield base
 
 

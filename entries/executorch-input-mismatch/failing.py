@@ -2,8 +2,8 @@
 
 The runtime checks each input against the program when `execute` is called, and it does
 not convert anything. Token ids were exported as int64 (`torch.randint` makes int64); an
-app that fills its input from a float array (a Java `float[]`, a NumPy default) passes
-float32 ids, and the method refuses them with error 0x12, `InvalidArgument`.
+app that fills its input from a float array (a Java `float[]`) passes float32 ids, and
+the method refuses them with error 0x12, `InvalidArgument`.
 """
 import tempfile
 from pathlib import Path

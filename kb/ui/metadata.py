@@ -22,6 +22,7 @@ ENTRY_COLUMNS = {
     "verified": "1 if the entry's scripts were run here; 0 if the cause needs what this machine lacks (a GPU, a release "
                 "that no longer installs): its observed error is quoted from reports (entry_quotes) and its fix was not run.",
     "patterns": "RE2 expressions for the error texts this entry explains, in any torch release's wording (JSON list).",
+    "pattern_context": "For a pattern whose message other causes raise too: an RE2 expression the whole pasted text (frames included) must also match before that pattern names this entry (JSON list of [pattern, expression]).",
     "cause": "Why the failure happens.",
     "fix": "How to fix it.",
     "notes": "Version remarks and caveats.",
