@@ -63,6 +63,8 @@ FEATURES = ("pattern", "pattern_cause", "pattern_alone", "sim", "sim_margin", "t
 # The tag by which an entry says it explains exporters' own bugs as a class; such an
 # entry is a candidate whenever a failure has that shape (evidence.internal_error_shape).
 INTERNAL_TAG = "internal-error"
+# A traceback's frame line; its source line follows it.
+_FRAME_LINE = re.compile(r'[ \t]{0,8}File "[^"\n]{1,1000}", line \d{1,9}, in ')
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
 
@@ -348,6 +350,22 @@ class Matcher:
                 for m in group:
                     m.tie, m.tier = True, ranked[0].tier
         return ranked
+
+    def context_lines(self, text: str) -> list[str]:
+        """For each pattern context the text matches in a traceback's source line, that frame
+        and its source line: what a shortened copy of the text (kb/permalink.py) must keep
+        to be read the same. A context found only inside an exception's message needs
+        nothing more: the copy keeps the exceptions."""
+        found = []
+        for context in {c.pattern: c for cs in self._contexts.values() for c in cs if c is not None}.values():
+            if context.search(text) is None:
+                continue
+            lines = text.split("\n")
+            for prev, line in zip(lines, lines[1:]):
+                if context.search(line) and _FRAME_LINE.match(prev):
+                    found.append(f"{prev.strip()}\n    {line.strip()}")
+                    break
+        return found
 
     def search(self, data: bytes | str | InputText) -> SearchResult:
         """Rank entries for any pasted text. Raises textin.EmptyInput on empty input."""

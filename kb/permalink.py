@@ -3,8 +3,9 @@
 The server is served immutable and stores nothing, so a result link has to carry its
 input. A one-line error goes in the address as it is (`/?q=...`). A traceback or a log
 is reduced to what the matcher reads of it, the `excerpt`: the exceptions it weighs
-(the last MAX_BLOCKS of distinct wording, matcher.bounded_blocks) and the traceback
-frames that name the exporter (kb/evidence.py). Re-extracting the excerpt gives the same
+(the last MAX_BLOCKS of distinct wording, matcher.bounded_blocks), the traceback
+frames that name the exporter (kb/evidence.py), and the frames whose source lines confirm
+a pattern's context (Matcher.context_lines). Re-extracting the excerpt gives the same
 exceptions and the same exporter evidence as the whole paste, so the link answers what
 the paste answered; `excerpt` says when that could not be kept (a link over its size
 budget keeps the exceptions raised last). The excerpt is zlib-compressed into the
@@ -16,6 +17,7 @@ import base64
 import binascii
 import zlib
 from dataclasses import dataclass
+from typing import Sequence
 from urllib.parse import urlencode
 
 from .evidence import exporter_family, family_frames, raising_frame
@@ -76,8 +78,10 @@ def _compose(frames: list[str], blocks: list[ExceptionBlock]) -> str:
     return f"\n\n{BOUNDARY}\n\n".join(parts)
 
 
-def excerpt(text: str) -> Excerpt:
-    """What a link carries of `text` (already cleaned, as the matcher reads it)."""
+def excerpt(text: str, keep: Sequence[str] = ()) -> Excerpt:
+    """What a link carries of `text` (already cleaned, as the matcher reads it). `keep`
+    lists frames (each with its source line) the matcher also reads: the lines that
+    confirm a pattern's context (Matcher.context_lines)."""
     blocks = original = bounded_blocks(extract(text, already_clean=True))
     # With no exception line anywhere the matcher read the text's tail, frames and all
     # (and the compiler errors in it, which that tail gives back when read again).
@@ -90,6 +94,8 @@ def excerpt(text: str) -> Excerpt:
     raised_in = None if tail_only else raising_frame(text)
     if raised_in and (not frames or frames[-1] != raised_in):
         frames = [*frames, raised_in]
+    if not tail_only:
+        frames = [*keep, *frames]
     composed = _compose(frames, blocks)
     while len(encode(composed)) > MAX_TOKEN_CHARS and (len(blocks) > 1 or len(frames) > 1):
         # Over budget: keep the exceptions raised last, which carry most of the evidence.
@@ -102,7 +108,8 @@ def excerpt(text: str) -> Excerpt:
         composed = composed[len(composed) // 4:]  # one long exception that does not compress (CJK text, say)
     kept = bounded_blocks(extract(composed, already_clean=True))
     exact = (kept == original and exporter_family(composed) == exporter_family(text)
-             and text_internal(composed, kept) == text_internal(text, original))
+             and text_internal(composed, kept) == text_internal(text, original)
+             and all(line in composed for line in keep))
     return Excerpt(composed, exact)
 
 
@@ -129,17 +136,17 @@ def decode(token: str) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def query(text: str, *, lang: str = "en", shown: list[str] = ()) -> str:
+def query(text: str, *, lang: str = "en", shown: list[str] = (), keep: Sequence[str] = ()) -> str:
     """The query string of a link to the search of `text` (cleaned) in `lang`.
 
     `e` lists the entries shown when the link was made, so that a link opened after the
-    catalogue changed can say what it answered then."""
+    catalogue changed can say what it answered then; `keep` is passed to `excerpt`."""
     params: dict[str, str] = {}
     stripped = text.strip()
     if len(stripped) <= MAX_PLAIN_QUERY and "\n" not in stripped:
         params["q"] = stripped
     else:
-        params["z"] = encode(excerpt(text).text)
+        params["z"] = encode(excerpt(text, keep).text)
     if lang != "en":
         params["lang"] = lang
     if shown:

@@ -27,7 +27,7 @@ def test_every_real_error_links_to_an_excerpt_that_gives_the_same_answer(repo_ma
     differ = []
     for text in texts:
         cleaned = clean(text)
-        ex = permalink.excerpt(cleaned)
+        ex = permalink.excerpt(cleaned, repo_matcher.context_lines(cleaned))
         assert permalink.decode(permalink.encode(ex.text)) == ex.text
         before = [(m.id, m.tier, m.score) for m in repo_matcher.search(text).shown]
         after = [(m.id, m.tier, m.score) for m in repo_matcher.search(ex.text).shown]

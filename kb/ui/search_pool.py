@@ -165,7 +165,8 @@ def answer(db: str, mtime_ns: int, text: str | bytes | None, body: bytes | None 
     breaks = found_in(Path(db), cleaned)
     return Answer(small, {m.id: facts[m.id] for m in matches if m.id in facts},
                   render(small, facts, where, lang, breaks), list(inp.notes), where,
-                  permalink.query(cleaned, lang=lang, shown=[m.id for m in matches]), query, lang=lang,
+                  permalink.query(cleaned, lang=lang, shown=[m.id for m in matches], keep=matcher.context_lines(cleaned)),
+                  query, lang=lang,
                   graph_breaks=breaks)
 
 
