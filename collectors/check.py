@@ -209,7 +209,7 @@ def check_entries(entries: list[Entry], *, jobs: int = 2, record: bool = False,
             else:
                 _check_fixed(res, torch_version, report)
             if record:
-                mine = versions | library_versions(entry.libraries) if entry.libraries else versions
+                mine = library_versions(entry.libraries) if entry.libraries else versions
                 obs = case_observation(entry, res, mine, env, matcher)
                 if obs["key"] not in known:
                     append_observation(obs_path, obs)

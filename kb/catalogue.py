@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import re2
@@ -124,7 +125,7 @@ class Entry:
     def code(self, case: str) -> str:
         return (self.folder / case).read_text(encoding="utf-8")
 
-    @property
+    @cached_property
     def libraries(self) -> tuple[str, ...]:
         """The ENTRY_LIBS its scripts import: a sweep installs them, and its runs record their versions."""
         named: set[str] = set()

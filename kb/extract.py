@@ -30,7 +30,7 @@ _CLASS_HEADER = re.compile(r"[ \t]{0,8}<class '(?P<type>[\w.]{1,300})'>:[ \t]*(?
 # warnings.warn output: "/path/file.py:123: UserWarning: message".
 _WARNING = re.compile(r"(?P<loc>[^\n]{0,500}?):\d{1,9}: (?P<type>[A-Za-z_]\w{0,100}Warning): (?P<msg>.*)$")
 # A traceback frame: '  File "path", line N, in function'; its source line follows.
-_FRAME = re.compile(r'[ \t]{0,8}File "(?P<file>[^"\n]{1,1000})", line \d{1,9}, in (?P<func>[^\n]{1,300})$')
+FRAME_LINE = re.compile(r'[ \t]{0,8}File "(?P<file>[^"\n]{1,1000})", line \d{1,9}, in (?P<func>[^\n]{1,300})$')
 # An exception raised without a message prints its type alone: "AssertionError".
 _BARE = re.compile(r"(?P<type>(?:[A-Za-z_]\w{0,100}\.){0,20}[A-Za-z_]\w{0,100})$")
 # A C or C++ compiler's diagnostic: "file.cpp:557:33: error: message", or "fatal error:".
@@ -119,7 +119,7 @@ def extract(text: str, *, already_clean: bool = False) -> list[ExceptionBlock]:
     for line in lines:
         stripped = line.strip()
         header = _header(line) or _bare_header(line, frame)
-        m = _FRAME.match(line) if stripped.startswith("File \"") else None
+        m = FRAME_LINE.match(line) if stripped.startswith("File \"") else None
         if m:
             frame = (m["file"], m["func"].strip(), "")
         elif frame is not None and stripped and not frame[2] and line[:1] in (" ", "\t"):

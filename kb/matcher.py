@@ -41,7 +41,7 @@ from typing import Sequence
 import re2
 
 from .evidence import exception_type, exporter_family, internal_error_shape
-from .extract import ExceptionBlock, extract
+from .extract import FRAME_LINE, ExceptionBlock, extract
 from .normalize import clean
 from .prefilter import Prefilter
 from .simindex import SimIndex, head, prose_tokens, text_tokens
@@ -63,8 +63,6 @@ FEATURES = ("pattern", "pattern_cause", "pattern_alone", "sim", "sim_margin", "t
 # The tag by which an entry says it explains exporters' own bugs as a class; such an
 # entry is a candidate whenever a failure has that shape (evidence.internal_error_shape).
 INTERNAL_TAG = "internal-error"
-# A traceback's frame line; its source line follows it.
-_FRAME_LINE = re.compile(r'[ \t]{0,8}File "[^"\n]{1,1000}", line \d{1,9}, in ')
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
 
@@ -201,6 +199,7 @@ class Matcher:
         # patterns whose required text it holds, whatever the catalogue's size.
         self._flat: list[tuple[str, object]] = [(e.id, p) for e in self.entries for p in self._patterns[e.id]]
         self._flat_context = [c for e in self.entries for c in self._contexts[e.id]]
+        self._distinct_contexts = list({c.pattern: c for c in self._flat_context if c is not None}.values())
         self._prefilter = Prefilter([p for e in self.entries for p in e.patterns])
         owners: list[str] = []
         docs: list[list[str]] = []
@@ -357,12 +356,11 @@ class Matcher:
         to be read the same. A context found only inside an exception's message needs
         nothing more: the copy keeps the exceptions."""
         found = []
-        for context in {c.pattern: c for cs in self._contexts.values() for c in cs if c is not None}.values():
-            if context.search(text) is None:
-                continue
-            lines = text.split("\n")
+        matched = [c for c in self._distinct_contexts if c.search(text) is not None]
+        lines = text.split("\n") if matched else []
+        for context in matched:
             for prev, line in zip(lines, lines[1:]):
-                if context.search(line) and _FRAME_LINE.match(prev):
+                if context.search(line) and FRAME_LINE.match(prev):
                     found.append(f"{prev.strip()}\n    {line.strip()}")
                     break
         return found
