@@ -76,16 +76,25 @@ def main() -> int:
     texts = [traceback_of(args.lines, errors[i % len(errors)], rng) for i in range(args.queries)]
     for t in texts[:20]:  # warm caches
         matcher.search(t)
-    times = []
+    # The queries repeat the recorded errors, and a matcher remembers the similarities of
+    # the exception texts it has seen: the target is for a text it has not seen, so the
+    # memory is emptied before every timed query. The warm figure is given beside it.
+    times, warm = [], []
     for t in texts:
+        matcher._block_sims.cache_clear()
         start = time.perf_counter()
         matcher.search(t)
         times.append((time.perf_counter() - start) * 1000)
+        start = time.perf_counter()
+        matcher.search(t)
+        warm.append((time.perf_counter() - start) * 1000)
     times.sort()
+    warm.sort()
     p50 = statistics.median(times)
     p95 = times[int(0.95 * len(times)) - 1]
     result = {"benchmark": "matcher-200-line-traceback", "queries": len(times), "lines": args.lines,
               "p50_ms": round(p50, 2), "p95_ms": round(p95, 2), "max_ms": round(times[-1], 2),
+              "p95_seen_before_ms": round(warm[int(0.95 * len(warm)) - 1], 2),
               "entries": len(matcher.entries), "scale": args.scale, "index_documents": matcher._index.n,
               "load_s": round(load_s, 1), "python": platform.python_version(), "target_p95_ms": 20}
     print(json.dumps(result))

@@ -29,6 +29,7 @@ them apart, and the result says so instead of picking one.
 """
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import math
@@ -57,6 +58,8 @@ MAX_SIMILAR = 12
 MAX_PROSE = 3
 # Class entries for exporters' own bugs added when the text has that shape, closest prose first.
 MAX_INTERNAL = 2
+# Exception texts whose similarities a matcher remembers (a few MB at most).
+SIM_CACHE = 16384
 FEATURES = ("pattern", "pattern_cause", "pattern_alone", "sim", "sim_margin", "type_match", "type_clash",
             "family_agree", "family_clash", "unexplained_margin", "unexplained_close", "prose", "prose_lead",
             "internal", "internal_other", "internal_explained")
@@ -236,6 +239,14 @@ class Matcher:
         # The index is many small long-lived objects; left to the cyclic collector, each
         # full collection walks all of them in the middle of some later search.
         gc.freeze()
+        # The same exception text comes back many times (a build classifies thousands of
+        # records that share a few thousand wordings; users paste the same errors), and
+        # its similarities depend on nothing else: remember the most recent ones.
+        self._block_sims = functools.lru_cache(maxsize=SIM_CACHE)(self._sims_of)
+
+    def _sims_of(self, block_text: str) -> dict[str, float]:
+        """Owner -> best cosine of one exception's text against the observed texts (read-only)."""
+        return self._index.best(text_tokens(block_text))
 
     # -- evidence -----------------------------------------------------------------
     def pattern_hits(self, entry_id: str, blocks: Sequence[ExceptionBlock], text: str | None = None) -> ExceptionBlock | None:
@@ -276,7 +287,7 @@ class Matcher:
         specific_hit = any(owner not in self._internal for owner in hits)
         sims: dict[str, tuple[float, int]] = {}
         for i, block in enumerate(blocks):
-            for owner, s in self._index.best(text_tokens(block.text)).items():
+            for owner, s in self._block_sims(block.text).items():
                 if s > sims.get(owner, (0.0, 0))[0]:
                     sims[owner] = (s, i)
         unexplained = sims.pop("", (0.0, 0))[0]
