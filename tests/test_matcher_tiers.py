@@ -149,3 +149,19 @@ def test_a_message_other_causes_raise_names_its_entry_only_with_the_context_in_t
     assert "SymIntArrayRef expected to contain only concrete integers" in report.text
     assert repo_matcher.pattern_hits(entry, extract(report.text), report.text) is None
     assert entry not in {m.id for m in repo_matcher.search(report.text).confident}
+
+
+def test_a_text_seen_before_gets_the_answer_it_got_the_first_time(repo_matcher):
+    # The matcher remembers each exception text's similarities (Matcher._block_sims). A
+    # caller that changed a remembered result would change every later answer for it.
+    texts = [STATIC, EQ_U0, f"Traceback (most recent call last):\n  File \"m.py\", line 3, in f\n{EQ_U0}"]
+
+    def answers():
+        return [[(m.id, m.confidence, m.tier, m.tie) for m in repo_matcher.search(t).ranked] for t in texts]
+
+    repo_matcher._block_sims.cache_clear()
+    first = answers()
+    assert repo_matcher._block_sims.cache_info().currsize > 0
+    assert answers() == first  # from memory
+    repo_matcher._block_sims.cache_clear()
+    assert answers() == first  # computed again
