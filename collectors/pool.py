@@ -160,6 +160,10 @@ class Child:
         self._killed_for: str | None = None
         self.result: ChildOutcome | None = None
         self.read_fd, write_fd = os.pipe()
+        # A fork starts with the parent's resident pages already counted in its RSS; the
+        # limit is for what the child adds. (Measured against the child's whole RSS, a
+        # parent of 1.6 GB made every child look over a 1.5 GB limit the moment it built.)
+        self._base_kb = _rss_kb(os.getpid())
         self.start = time.monotonic()
         self.deadline = self.start + timeout_s
         self.pid = os.fork()
@@ -212,7 +216,7 @@ class Child:
         if not done:
             rss = _rss_kb(self.pid)
             self._peak_kb = max(self._peak_kb, rss)
-            if rss > self.memory_mb * 1024:
+            if rss - self._base_kb > self.memory_mb * 1024:
                 self._killed_for = "oom"
             elif time.monotonic() > self.deadline:
                 self._killed_for = "timeout"

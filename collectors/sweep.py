@@ -108,8 +108,8 @@ CORPUS_LIBS: dict[str, dict[str, str]] = {
     "2.11.0": {"torchvision": "0.26.0", "timm": "1.0.25"}, "2.12.1": {"torchvision": "0.27.1", "timm": "1.0.27"},
     "2.13.0": {"torchvision": "0.28.0", "timm": "1.0.27"}, "2.14.1": {"torchvision": "0.29.1", "timm": "1.0.30"},
 }
-# protobuf too, for the releases whose onnxscript predates protobuf 6: left to pip they get
-# today's protobuf, which refuses the boolean attribute values that onnxscript 0.2.0 writes
+# protobuf too, for the releases before 2.9: left to pip they get today's protobuf (7.x),
+# which refuses the boolean attribute values that onnxscript 0.2.0 writes
 # (torch 2.6.0's corpus: 51 of its 59 dynamo ONNX failures were that SerdeError, "Field
 # onnx.AttributeProto.i: Expected an int, got a boolean", gone with protobuf 5.29.3). Same
 # date rule, highest non-pre-release version (PyPI's JSON API, read on 2026-11-27).

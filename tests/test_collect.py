@@ -96,3 +96,27 @@ def test_the_driver_without_ray_records_what_the_pool_records(tmp_path):
                             "--exporters", "export,jit-trace", "--out", str(outs["driver"]), "--torch", "x.y.z",
                             "--torch", "x.y.z"], env=env, cwd=REPO, capture_output=True, text=True, timeout=600)
     assert again.returncode == 2 and "--torch takes a release such as 2.9.1" in again.stderr  # before any install
+
+
+def test_the_memory_limit_counts_what_a_child_adds_not_what_it_inherits():
+    # The collector forks from a warm parent; pytest's worker grows to over a GB after the
+    # other tests. A child inherits those resident pages, and they must not count.
+    from collectors.pool import run_forked
+
+    inherited = bytearray(800 << 20)
+    inherited[::4096] = b"\x01" * len(inherited[::4096])  # resident, as a warm parent's pages are
+
+    def allocate(mb):
+        def work(emit):
+            block = bytearray(mb << 20)
+            block[::4096] = b"\x01" * len(block[::4096])
+            emit({"type": "allocated", "mb": mb})
+            time.sleep(0.5)  # long enough for the parent to look at it
+        return work
+
+    small = run_forked(allocate(50), timeout_s=60, memory_mb=400)
+    assert small.outcome == "ok" and small.messages == [{"type": "allocated", "mb": 50}]
+    assert small.peak_rss_mb > 400  # its RSS holds the inherited pages, and it still ran
+    large = run_forked(allocate(1200), timeout_s=60, memory_mb=400)
+    assert large.outcome == "oom"
+    del inherited
