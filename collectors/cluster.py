@@ -145,7 +145,8 @@ def plan_task(torch_version: str | None, spec: dict) -> dict:
 def run_batch(torch_version: str | None, spec: dict) -> dict:
     python = release_python(torch_version, "executorch" in spec["exporters"])
     rows, code, tail = _remote(python, "run", spec)
-    return {"rows": [r for r in rows if "record" in r], "returncode": code, "stderr": tail,
+    return {"rows": [r for r in rows if "record" in r], "lost": [r for r in rows if "lost" in r],
+            "returncode": code, "stderr": tail,
             "node": _node_name(), "pid": os.getpid()}
 
 
@@ -358,6 +359,8 @@ def collect_cluster(sources: list[str], exporters: list[str], *, models: list[st
                         what = record["exporter"] if record["outcome"] != "build" else "(build failed)"
                         progress(sum(r.tally.attempts for r in runs), sum(r.total for r in runs), run.tally,
                                  f"{record['versions'].get('torch')}: {record['source']}/{record['model']} {what}")
+                for row in result.get("lost", ()):
+                    run.tally.add_lost(len(row["lost"]), row["why"])
                 if result["returncode"]:
                     report.errors.append(f"{result['node']}: the collector exited with {result['returncode']}:\n"
                                          + result["stderr"][-1500:])

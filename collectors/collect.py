@@ -49,6 +49,16 @@ class ModelTask:
 class Tally:
     counts: dict[str, int] = field(default_factory=dict)
     attempts: int = 0
+    # Attempts planned for a model that built but whose child ended before running them
+    # (killed at its time or memory budget between attempts, or an error in the child).
+    # They get no record: a passing fault of the machine is not an outcome of the model,
+    # and a resume runs them again. The summary says how many and why.
+    lost: int = 0
+    lost_why: dict[str, int] = field(default_factory=dict)
+
+    def add_lost(self, count: int, why: str) -> None:
+        self.lost += count
+        self.lost_why[why] = self.lost_why.get(why, 0) + count
 
     def add(self, outcome: str) -> None:
         self.counts[outcome] = self.counts.get(outcome, 0) + 1
@@ -286,12 +296,34 @@ def build_failure_record(task: ModelTask, outcome, versions: dict, env: dict, re
     return record
 
 
+def lost_attempts(task: ModelTask, outcome) -> list[str]:
+    """The exporters a built model's child never reported: it ended before their attempts."""
+    reported = {m.get("exporter") for m in outcome.messages if m.get("type") == "attempt-done"}
+    return [e for e in task.exporters if e not in reported]
+
+
+def why_lost(outcome) -> str:
+    """Why a built model's child ended early, in the words of the run's summary."""
+    error = next((m for m in outcome.messages if m.get("type") == "error"), None)
+    if error:
+        return f"{error.get('exc_type')}: {str(error.get('message'))[:120]}"
+    if outcome.outcome == "timeout":
+        return "the model's worker ran out of time"
+    if outcome.outcome == "oom":
+        return "the model's worker exceeded its memory limit"
+    if outcome.signal:
+        return f"the model's worker was killed by {outcome.signal}"
+    return f"the model's worker exited with code {outcome.returncode}"
+
+
 def run_tasks(tasks: list[ModelTask], versions: dict, env: dict, *, jobs: int, attempt_timeout: float,
-              build_timeout: float, memory_mb: float, on_record: Callable[[ModelTask, dict, int], None]) -> None:
+              build_timeout: float, memory_mb: float, on_record: Callable[[ModelTask, dict, int], None],
+              on_lost: Callable[[ModelTask, list[str], str], None] | None = None) -> None:
     """Run planned tasks in forked children, `jobs` models at a time.
 
     `on_record(task, record, settled)` gets every observation as it is made, with the
     number of planned attempts it settles (a model that did not build settles them all).
+    `on_lost(task, exporters, why)` hears of a built model's attempts that never ran.
     The caller decides where records go: a file here, stdout in a remote interpreter."""
     repo = paths.root()
 
@@ -309,6 +341,8 @@ def run_tasks(tasks: list[ModelTask], versions: dict, env: dict, *, jobs: int, a
         if not any(m.get("type") == "built" for m in outcome.messages):
             on_record(task, build_failure_record(task, outcome, versions, env, repo, build_timeout, memory_mb),
                       len(task.exporters))
+        elif on_lost and (lost := lost_attempts(task, outcome)):
+            on_lost(task, lost, why_lost(outcome))
 
 
 def known_keys(out: Path) -> set[str]:
@@ -347,8 +381,11 @@ def collect(sources: list[str], exporters: list[str], *, models: list[str] | Non
             what = record["exporter"] if record["outcome"] != "build" else "(build failed)"
             progress(tally.attempts, total, tally, f"{task.spec.source}/{task.spec.id} {what}")
 
+    def on_lost(task: ModelTask, exporters: list[str], why: str) -> None:
+        tally.add_lost(len(exporters), why)
+
     run_tasks(tasks, versions, env, jobs=jobs, attempt_timeout=attempt_timeout, build_timeout=build_timeout,
-              memory_mb=memory_mb, on_record=on_record)
+              memory_mb=memory_mb, on_record=on_record, on_lost=on_lost)
     return out, tally, total
 
 

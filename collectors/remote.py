@@ -59,8 +59,12 @@ def _run(spec: dict, write) -> None:
         record = {**record, "model_libs": model_libs}
         write(json.dumps({"record": record, "settled": settled}, default=str) + "\n")
 
+    def on_lost(task, exporters: list[str], why: str) -> None:
+        write(json.dumps({"lost": exporters, "why": why, "model": f"{task.corpus}/{task.spec.id}"}) + "\n")
+
     run_tasks(tasks, versions, env, jobs=int(spec.get("jobs", 1)), attempt_timeout=float(spec["attempt_timeout"]),
-              build_timeout=float(spec["build_timeout"]), memory_mb=float(spec["memory_mb"]), on_record=on_record)
+              build_timeout=float(spec["build_timeout"]), memory_mb=float(spec["memory_mb"]), on_record=on_record,
+              on_lost=on_lost)
 
 
 def main(argv: list[str]) -> int:

@@ -525,6 +525,15 @@ def collect(sources, exporters, models, jobs, shard, timeout, build_timeout, mem
             raise click.UsageError(str(exc)) from None
     counts = ", ".join(f"{k} {v}" for k, v in sorted(tally.counts.items())) or "nothing to do"
     out.print(f"{tally.attempts}/{total} attempts recorded in {path}: {counts}")
+    _print_lost("", tally)
+
+
+def _print_lost(name: str, tally) -> None:
+    """Attempts whose model's worker ended before running them: not recorded, so say so."""
+    if tally.lost:
+        why = "; ".join(f"{w}: {n}" for w, n in sorted(tally.lost_why.items(), key=lambda kv: -kv[1]))
+        out.print(f"[yellow]{name}{tally.lost} attempts were lost with their model's worker ({escape(why)}); "
+                  f"run the same command again to redo them[/]")
 
 
 def _sweep_cluster(selected, releases, ray_address, jobs, timeout):
@@ -590,6 +599,7 @@ def _collect_cluster(sources, exporters, models, jobs, timeout, build_timeout, m
         nodes = ", ".join(f"{n} ({b})" for n, b in sorted(report.nodes.items())) or "none"
         if path:
             out.print(f"{name}: {tally.attempts}/{total} attempts recorded in {path}: {counts}")
+        _print_lost(f"{name}: ", tally)
         out.print(f"{name}: {report.backend}: {report.batches} tasks on {len(report.nodes)} nodes ({nodes}); "
                   f"{report.skipped} of {report.planned} planned attempts were already recorded; {report.wall_s:.0f}s")
         for error in report.errors:

@@ -120,3 +120,46 @@ def test_the_memory_limit_counts_what_a_child_adds_not_what_it_inherits():
     large = run_forked(allocate(1200), timeout_s=60, memory_mb=400)
     assert large.outcome == "oom"
     del inherited
+
+
+def test_attempts_a_dying_worker_never_ran_get_no_record_and_the_summary_says_so(tmp_path):
+    # The model builds, its first attempt runs, then its worker dies before the second.
+    out = tmp_path / "obs.jsonl"
+    cmd = [sys.executable, "-m", "kb.cli", "collect", "--corpus", "module:fragile_worker_corpus",
+           "--exporters", "export,jit-trace", "--jobs", "1", "--out", str(out)]
+    env = {**os.environ, "PYTHONPATH": f"{TESTS}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    r = subprocess.run(cmd, env=env, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    summary = " ".join(r.stdout.split())
+    assert "3/4 attempts recorded" in summary, summary
+    assert "1 attempts were lost with their model's worker (the model's worker exited with code 3: 1)" in summary, summary
+    assert "run the same command again" in summary
+    got = sorted((x["model"], x["exporter"], x["outcome"]) for x in records(out))
+    # No crash is invented for the attempt that never ran.
+    assert got == [("dies-after-one-attempt", "export", "ok"), ("steady", "export", "ok"),
+                   ("steady", "jit-trace", "ok")], got
+    # As the summary says, running again redoes the lost attempt (alone now, its worker
+    # forks once and lives), and nothing else.
+    r = subprocess.run(cmd, env=env, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    summary = " ".join(r.stdout.split())
+    assert "1/1 attempts recorded" in summary and "lost" not in summary, summary
+    keys = [x["key"] for x in records(out)]
+    assert len(keys) == len(set(keys)) == 4
+    assert ("dies-after-one-attempt", "jit-trace") in {(x["model"], x["exporter"]) for x in records(out)}
+
+
+def test_a_release_run_hears_of_lost_attempts_from_its_interpreter(tmp_path, monkeypatch):
+    # The --torch/--ray path: the interpreter that runs a batch reports lost attempts on
+    # its JSON stream, and the driver counts them beside the records.
+    from collectors.cluster import collect_cluster
+
+    monkeypatch.setenv("PYTHONPATH", f"{TESTS}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    out = tmp_path / "obs.jsonl"
+    [(path, tally, total, report)] = collect_cluster(["module:fragile_worker_corpus"], ["export", "jit-trace"],
+                                                     use_ray=False, jobs=1, batch=2, out=out)
+    assert path == out and total == 4 and not report.errors
+    assert (tally.attempts, tally.lost, tally.lost_why) == (3, 1, {"the model's worker exited with code 3": 1})
+    assert report.lost == 1
+    assert sorted((x["model"], x["exporter"]) for x in records(out)) == [
+        ("dies-after-one-attempt", "export"), ("steady", "export"), ("steady", "jit-trace")]
