@@ -70,16 +70,25 @@ def run_row(rec: dict, matched_entry: str | None) -> dict:
 
 def compared(rows) -> tuple[list[str], dict[tuple[str, str, str], dict[str, dict]]]:
     """The releases (oldest first) and, per (source, model, exporter) that every release
-    attempted after building the model, its row on each release."""
+    running that exporter attempted after building the model, its row on each release.
+
+    A skipped attempt was not run: the model declares nothing for that exporter (no
+    dynamic dims), or the release lacks what the corpus declares with (torch 2.4 has no
+    Dim.DYNAMIC, so it skips export-dynamic). An exporter that a release skips for every
+    model is compared over the other releases, rather than dropping out everywhere."""
     cells: dict[tuple[str, str, str], dict[str, dict]] = defaultdict(dict)
     releases: set[str] = set()
+    running: dict[str, set[str]] = defaultdict(set)  # exporter -> releases that ran it
     for r in rows:
         if r["exporter"] == "build" or not r["torch"]:
             continue
         releases.add(r["torch"])
+        if r["outcome"] == "skip":
+            continue
+        running[r["exporter"]].add(r["torch"])
         cells[(r["source"], r["model"], r["exporter"])][r["torch"]] = dict(r)
     order = sorted(releases, key=release_key)
-    complete = {k: v for k, v in cells.items() if len(v) == len(order)}
+    complete = {k: v for k, v in cells.items() if set(v) == running[k[2]]}
     return order, complete
 
 
@@ -105,7 +114,8 @@ def changes(rows) -> list[ReleaseChange]:
     order, cells = compared(rows)
     found = []
     for (source, model, exporter), per in sorted(cells.items()):
-        for before, after in zip(order, order[1:]):
+        ran = [t for t in order if t in per]  # the releases that ran this exporter
+        for before, after in zip(ran, ran[1:]):
             a, b = per[before], per[after]
             if (a["outcome"] == "ok") == (b["outcome"] == "ok"):
                 continue

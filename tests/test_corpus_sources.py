@@ -260,3 +260,44 @@ def test_torchvision_imports_only_through_the_compat_module():
     r = subprocess.run([sys.executable, "-c", compat], capture_output=True, text=True, timeout=120, cwd=REPO)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip().splitlines()[-1] == "1000"
+
+
+# --- the sources on older releases (torch 2.4.1 and its companions) ---------------------
+# The release runs (exportkb collect --torch 2.4.1) build these same sources in that
+# release's venv; these tests pin the two spellings each source must read.
+
+def test_exportdb_reads_the_inputs_of_releases_before_example_args():
+    from types import SimpleNamespace
+
+    from collectors.corpus.exportdb import _extra_args, _inputs
+
+    x, y = torch.ones(2), torch.zeros(3)
+    now = SimpleNamespace(example_args=(x,), example_kwargs={"k": y}, extra_args=(y,))
+    assert _inputs(now) == ((x,), {"k": y}) and _extra_args(now) == (y,)
+    # torch 2.4: one `example_inputs`, a tuple of args or an ExportArgs(args, kwargs)
+    from_tuple = SimpleNamespace(example_inputs=(x, y), extra_inputs=None)
+    assert _inputs(from_tuple) == ((x, y), {}) and _extra_args(from_tuple) is None
+    export_args = SimpleNamespace(args=(x,), kwargs={"k": y})
+    from_args = SimpleNamespace(example_inputs=export_args, extra_inputs=export_args)
+    assert _inputs(from_args) == ((x,), {"k": y}) and _extra_args(from_args) == (x,)
+
+
+def test_without_dim_dynamic_the_sources_declare_no_dynamic_dims(monkeypatch):
+    # torch 2.4 has only named Dims, which refuse range refinements that Dim.DYNAMIC
+    # accepts; the builders then declare nothing and export-dynamic is skipped there.
+    from collectors.corpus import inputs, timm_models
+
+    model_id = next(iter(source("timm").list_models())).id
+    assert timm_models.build(model_id).dynamic_shapes == ({0: torch.export.Dim.DYNAMIC},)
+    monkeypatch.setattr(inputs, "HAS_DYNAMIC_HINT", False)
+    assert timm_models.build(model_id).dynamic_shapes is None
+    from collectors.exporters import attempt
+
+    result = attempt("export-dynamic", timm_models.build(model_id))
+    assert result.outcome == "skip"
+
+
+def test_transformers_names_the_dtype_argument_its_release_takes():
+    from collectors.corpus.transformers_models import _version_tuple
+
+    assert _version_tuple("4.44.2") < (4, 56) <= _version_tuple("4.56.0.dev0") < _version_tuple("5.0.0rc1")

@@ -36,6 +36,33 @@ def test_only_models_every_release_ran_are_compared():
                    ("onnx", "2.4.1"): (0, 1), ("onnx", "2.9.1"): (0, 1), ("onnx", "2.13.0"): (0, 1)}
 
 
+def test_a_skipped_attempt_is_not_a_failure_and_a_release_that_skips_an_exporter_drops_out_of_its_line():
+    rows = [*ROWS,
+            # 2.4.1 has no Dim.DYNAMIC: it skips export-dynamic for every model
+            row("a", "export-dynamic", "2.4.1", "skip"), row("a", "export-dynamic", "2.9.1", "fail"),
+            row("a", "export-dynamic", "2.13.0", "ok"),
+            row("b", "export-dynamic", "2.4.1", "skip"), row("b", "export-dynamic", "2.9.1", "ok"),
+            row("b", "export-dynamic", "2.13.0", "ok"),
+            # e declares no dynamic dims: skipped everywhere, compared nowhere
+            row("e", "export-dynamic", "2.4.1", "skip"), row("e", "export-dynamic", "2.9.1", "skip"),
+            row("e", "export-dynamic", "2.13.0", "skip"),
+            # a skip on one release that ran the exporter for other models leaves the model out
+            row("a", "aoti", "2.4.1", "skip"), row("a", "aoti", "2.9.1", "ok"), row("a", "aoti", "2.13.0", "ok"),
+            row("b", "aoti", "2.4.1", "ok"), row("b", "aoti", "2.9.1", "ok"), row("b", "aoti", "2.13.0", "fail")]
+    order, cells = releases.compared(rows)
+    assert order == ["2.4.1", "2.9.1", "2.13.0"]
+    assert set(cells[("timm", "a", "export-dynamic")]) == {"2.9.1", "2.13.0"}
+    assert ("timm", "e", "export-dynamic") not in cells and ("timm", "a", "aoti") not in cells
+    got = {(r.exporter, r.torch): (r.ok, r.models) for r in releases.rates(rows)}
+    assert ("export-dynamic", "2.4.1") not in got
+    assert got[("export-dynamic", "2.9.1")] == (1, 2) and got[("export-dynamic", "2.13.0")] == (2, 2)
+    assert got[("aoti", "2.4.1")] == (1, 1) and got[("aoti", "2.13.0")] == (0, 1)
+    found = {(c.model, c.exporter, c.before, c.after, c.direction) for c in releases.changes(rows)}
+    assert ("a", "export-dynamic", "2.9.1", "2.13.0", "fixed") in found
+    assert ("b", "aoti", "2.9.1", "2.13.0", "broke") in found
+    assert not any(c[1] == "export-dynamic" and c[2] == "2.4.1" for c in found)
+
+
 def test_changes_name_the_entry_of_the_failing_side():
     found = [(c.model, c.before, c.after, c.direction, c.entry, c.error) for c in releases.changes(ROWS)]
     assert found == [

@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from .base import Case, ModelSpec
-from .inputs import BuildError, batch_dim, check_eager, describe, describe_dynamic
+from .inputs import BuildError, batch_dim, check_eager, describe, describe_dynamic, dynamic_spec
 
 SOURCE = "custom-ops"
 NS = "exportkb_corpus"
@@ -260,7 +260,7 @@ def build(model_id: str) -> Case:
     args, alt = (torch.randn(2, 8),), (torch.randn(3, 8),)
     check_eager(model, args, {})
     check_eager(model, alt, {}, "alternative inputs")
-    dynamic = {"x": {0: batch_dim()}}
+    dynamic = dynamic_spec(lambda: {"x": {0: batch_dim()}})
     return Case(
         model=model, args=args, kwargs={}, dynamic_shapes=dynamic, alt_args=alt, alt_kwargs={},
         definition={"source": SOURCE, "name": model_id, "class": cls.__name__, "registration": family,

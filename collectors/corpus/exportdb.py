@@ -41,6 +41,25 @@ def _source_hash(case) -> str:
     return hashlib.sha256(code.encode()).hexdigest()[:16]
 
 
+def _inputs(case) -> tuple[tuple, dict]:
+    """A case's example (args, kwargs). Releases before `example_args` (torch 2.4) held one
+    `example_inputs`: a tuple of args, or an ExportArgs with `.args` and `.kwargs`."""
+    if hasattr(case, "example_args"):
+        return tuple(case.example_args), dict(case.example_kwargs or {})
+    inputs = case.example_inputs
+    if isinstance(inputs, tuple):
+        return inputs, {}
+    return tuple(inputs.args), dict(inputs.kwargs or {})
+
+
+def _extra_args(case) -> tuple | None:
+    """The other inputs a case is checked with, if any (`extra_inputs` before torch 2.5)."""
+    extra = case.extra_args if hasattr(case, "extra_args") else case.extra_inputs
+    if extra is None:
+        return None
+    return tuple(extra) if isinstance(extra, tuple) else tuple(extra.args)
+
+
 def build(model_id: str) -> Case:
     examples = _examples()
     if model_id not in examples:
@@ -49,9 +68,9 @@ def build(model_id: str) -> Case:
     model = case.model
     if hasattr(model, "eval"):
         model.eval()
-    args, kwargs = tuple(case.example_args), dict(case.example_kwargs or {})
+    args, kwargs = _inputs(case)
     check_eager(model, args, kwargs)
-    alt = tuple(case.extra_args) if case.extra_args is not None else None
+    alt = _extra_args(case)
     if alt is not None:
         check_eager(model, alt, kwargs, "extra_args")
     return Case(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import torch
 
@@ -20,12 +20,23 @@ class BuildError(RuntimeError):
 # Declared dims use Dim.DYNAMIC: export raises when the model specializes the dim to a
 # constant (the failure the corpus is looking for) but accepts range refinements such
 # as `seq <= max_position_embeddings` that a model legitimately implies.
+# Releases before it (torch 2.4) had only named Dims, which also refuse those refinements:
+# their outcomes would not compare with later releases'. There the builders declare no
+# dynamic dims (`dynamic_spec` gives None) and export-dynamic is skipped.
+HAS_DYNAMIC_HINT = hasattr(torch.export.Dim, "DYNAMIC")
+
+
 def batch_dim():
     return torch.export.Dim.DYNAMIC
 
 
 def seq_dim():
     return torch.export.Dim.DYNAMIC
+
+
+def dynamic_spec(make: Callable[[], Any]) -> Any:
+    """The dynamic_shapes `make()` declares, or None on a release without Dim.DYNAMIC."""
+    return make() if HAS_DYNAMIC_HINT else None
 
 
 def describe(obj: Any) -> Any:
@@ -336,7 +347,8 @@ def hf_case_inputs(model, config) -> HFInputs:
                 continue
             alt = candidate
             break
-        dynamic = {name: {a: (batch_dim() if a == 0 else seq_dim()) for a in ax} for name, ax in axes.items()}
+        dynamic = dynamic_spec(lambda: {name: {a: (batch_dim() if a == 0 else seq_dim()) for a in ax}
+                                        for name, ax in axes.items()})
         return HFInputs(kwargs, dynamic, alt, kind)
     main = getattr(model, "main_input_name", "?")
     if not errors:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from .base import Case, ModelSpec
-from .inputs import BuildError, batch_dim, check_eager, describe, describe_dynamic
+from .inputs import BuildError, batch_dim, check_eager, describe, describe_dynamic, dynamic_spec
 from .torchvision_compat import import_torchvision
 
 SOURCE = "timm"
@@ -93,7 +93,7 @@ def _try(model, model_id, channels, side, img_size, cfg, errors) -> Case | None:
         return None
     alt = make(ALT_BATCH)
     check_eager(model, alt, {}, "batch-3 inputs")
-    dynamic = ({0: batch_dim()},)
+    dynamic = dynamic_spec(lambda: ({0: batch_dim()},))
     return Case(
         model=model, args=make(BATCH), dynamic_shapes=dynamic, alt_args=alt, alt_kwargs={},
         definition={

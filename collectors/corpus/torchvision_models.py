@@ -10,7 +10,7 @@ builders are left out: they are the classification models again with quant stubs
 from __future__ import annotations
 
 from .base import Case, ModelSpec
-from .inputs import BuildError, batch_dim, check_eager, describe, describe_dynamic
+from .inputs import BuildError, batch_dim, check_eager, describe, describe_dynamic, dynamic_spec
 from .torchvision_compat import import_torchvision, native_ops_available
 
 SOURCE = "torchvision"
@@ -127,7 +127,7 @@ def build(model_id: str) -> Case:
         alt = make(ALT_BATCH) if batched else None
         if alt is not None:
             check_eager(model, alt, {}, "batch-3 inputs")
-        dynamic = tuple({0: batch_dim()} for _ in args) if batched else None
+        dynamic = dynamic_spec(lambda: tuple({0: batch_dim()} for _ in args)) if batched else None
         return Case(
             model=model, args=args, dynamic_shapes=dynamic, alt_args=alt, alt_kwargs={} if batched else None,
             definition={

@@ -14,6 +14,7 @@ import importlib
 import importlib.util
 import inspect
 import os
+import re
 from functools import lru_cache
 
 from .base import Case, ModelSpec
@@ -134,13 +135,20 @@ def _instantiate(cls, auto: str, config):
     import torch
     import transformers
 
+    # transformers 4.56 renamed `torch_dtype` to `dtype`; the releases before it (torch
+    # 2.4.1's 4.44) refuse the new name.
+    dtype = {"dtype" if _version_tuple(transformers.__version__) >= (4, 56) else "torch_dtype": torch.float32}
     if auto != SUBMODEL:
         # The auto class picks the text sub-config when a composite config (qwen3_5,
         # llama4) maps to a text-only head, as from_pretrained would.
-        return getattr(transformers, auto).from_config(config, dtype=torch.float32)
+        return getattr(transformers, auto).from_config(config, **dtype)
     if hasattr(cls, "_from_config"):
-        return cls._from_config(config, dtype=torch.float32)
+        return cls._from_config(config, **dtype)
     return cls(config)
+
+
+def _version_tuple(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:2])
 
 
 def _sub_configs(config, seen=None):

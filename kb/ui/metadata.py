@@ -281,7 +281,7 @@ def metadata() -> dict:
                         "description": "Per exporter and torch release: of the models compared on every release, "
                                        "how many exported and agreed with eager.",
                         "columns": {"exporter": "Exporter.", "torch": "torch release.",
-                                    "models": "Models compared (built and attempted on every release).",
+                                    "models": "Models compared (built and attempted, not skipped, on every release that ran this exporter).",
                                     "ok": "Of those, the ones whose export succeeded and agreed with eager.",
                                     "pass_rate": "ok / models, in percent."},
                     },
