@@ -375,9 +375,25 @@ def _with_native_log(fn, workdir):
                 os.close(copy)
 
 
+def _not_installed(attempt: Attempt, library: str, exc: ModuleNotFoundError) -> None:
+    """The exporter's library is not in this interpreter: a release run where none installs
+    beside its torch (executorch 0.3.0 requires torch==2.4.0, so torch 2.4.1 has none).
+    Nothing was attempted, so it is a skip that says why, not a failure of the model."""
+    for s in ("capture", "lower", "save-load", "run", "numeric"):
+        _skip(attempt, s)
+    attempt.outcome, attempt.exc_type = "skip", type(exc).__name__
+    attempt.message = f"{library} is not installed beside torch {torch.__version__} ({exc})"
+
+
 def executorch(attempt, case, workdir):
-    from executorch.exir import to_edge_transform_and_lower
-    from executorch.runtime import Runtime
+    try:
+        from executorch.exir import to_edge_transform_and_lower
+        from executorch.runtime import Runtime
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] != "executorch":
+            raise
+        _not_installed(attempt, "executorch", exc)
+        return
 
     ep = _run_stage(attempt, "capture", lambda: torch.export.export(case.model, case.args, case.kwargs or None, strict=False))
     program = _run_stage(attempt, "lower", lambda: to_edge_transform_and_lower(

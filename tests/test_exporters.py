@@ -3,6 +3,8 @@
 Each case here once produced a wrong observation in the corpus run: the harness, not the
 exporter, was at fault (inputs fed in the wrong shape, a number output not compared).
 """
+import sys
+
 import pytest
 import torch
 
@@ -33,6 +35,18 @@ def test_executorch_receives_non_tensor_inputs_too():
     case = Case(WithFlag().eval(), (torch.randn(2, 3),), {"double": True})
     attempt = ex.attempt("executorch", case)
     assert attempt.outcome == "ok", attempt.message
+
+
+def test_executorch_missing_from_the_interpreter_is_a_skip_that_says_why(monkeypatch):
+    # A release run where no executorch installs beside its torch (torch 2.4.1: executorch
+    # 0.3.0 requires torch==2.4.0). It once came out as a "crash" with no message.
+    for name in [m for m in list(sys.modules) if m == "executorch" or m.startswith("executorch.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "executorch", None)  # import executorch now fails
+    attempt = ex.attempt("executorch", Case(WithFlag().eval(), (torch.randn(2, 3),)))
+    assert attempt.outcome == "skip" and attempt.exc_type == "ModuleNotFoundError"
+    assert attempt.message.startswith(f"executorch is not installed beside torch {torch.__version__}")
+    assert {s["outcome"] for s in attempt.stages} == {"skip"}
 
 
 def test_executorch_failure_carries_the_runtime_log():
