@@ -271,10 +271,24 @@ def _onnx_stage_of(exc: BaseException) -> str:
     return "capture" if "step 1/3" in text or "torch.export" in text.split("\n", 1)[0] else "lower"
 
 
+def _onnx_inputs(args: tuple, kwargs: dict | None) -> tuple[tuple, dict]:
+    """(args, extra keyword arguments) for `torch.onnx.export` on this release.
+
+    Before torch 2.5 it had no `kwargs=`: keyword inputs went as a trailing dict in `args`
+    (both exporters read it so), and a positional dict input needs an empty one after it,
+    or it would be read as the keywords."""
+    if "kwargs" in inspect.signature(torch.onnx.export).parameters:
+        return args, {"kwargs": kwargs or None}
+    if kwargs or (args and isinstance(args[-1], dict)):
+        return (*args, dict(kwargs or {})), {}
+    return args, {}
+
+
 def onnx(attempt, case, workdir):
     path = Path(workdir) / "model.onnx"
+    args, extra = _onnx_inputs(case.args, case.kwargs)
     try:
-        program = torch.onnx.export(case.model, case.args, kwargs=case.kwargs or None, dynamo=True, verbose=False)
+        program = torch.onnx.export(case.model, args, **extra, dynamo=True, verbose=False)
         attempt.stages.append({"stage": "capture", "outcome": "ok", "duration_s": 0.0})
         attempt.stages.append({"stage": "lower", "outcome": "ok", "duration_s": 0.0})
     except Exception as exc:
@@ -312,9 +326,9 @@ def onnx_legacy(attempt, case, workdir):
     # Name every tensor input: the exporter drops inputs the trace never reads (a tensor
     # used only through .item(), say), and feeding by name is then still right.
     names = [f"input_{i}" for i in range(len(tensor_leaves((case.args, kwargs))))]
+    args, extra = _onnx_inputs(case.args, kwargs)
     _run_stage(attempt, "lower", lambda: torch.onnx.export(
-        case.model, case.args, str(path), kwargs=kwargs or None, dynamo=False, verbose=False,
-        input_names=names))
+        case.model, args, str(path), **extra, dynamo=False, verbose=False, input_names=names))
     session = _run_stage(attempt, "save-load", lambda: _ort_session(path))
     _run_stage(attempt, "run", lambda: _ort_call(session, case.args, kwargs, names))
     _numeric(attempt, case, lambda a, k: _ort_call(session, a, in_signature_order(case.model, k), names))
@@ -322,9 +336,16 @@ def onnx_legacy(attempt, case, workdir):
 
 def aoti(attempt, case, workdir):
     ep = _run_stage(attempt, "capture", lambda: torch.export.export(case.model, case.args, case.kwargs or None, strict=False))
-    package = str(Path(workdir) / "model.pt2")
-    _run_stage(attempt, "lower", lambda: torch._inductor.aoti_compile_and_package(ep, package_path=package))
-    runner = _run_stage(attempt, "save-load", lambda: torch._inductor.aoti_load_package(package))
+    if hasattr(torch._inductor, "aoti_compile_and_package"):
+        package = str(Path(workdir) / "model.pt2")
+        _run_stage(attempt, "lower", lambda: torch._inductor.aoti_compile_and_package(ep, package_path=package))
+        runner = _run_stage(attempt, "save-load", lambda: torch._inductor.aoti_load_package(package))
+    else:
+        # Before packages (torch 2.4): aot_compile writes a shared library from the module
+        # (it exports the program's module again) and aot_load loads it for a device.
+        library = _run_stage(attempt, "lower", lambda: torch._export.aot_compile(
+            ep.module(), case.args, case.kwargs or None, options={"aot_inductor.output_path": str(Path(workdir) / "model.so")}))
+        runner = _run_stage(attempt, "save-load", lambda: torch._export.aot_load(library, "cpu"))
     _run_stage(attempt, "run", lambda: runner(*case.args, **case.kwargs))
     _numeric(attempt, case, lambda a, k: runner(*a, **k))
 

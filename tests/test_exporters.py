@@ -209,3 +209,20 @@ def test_noise_drawn_in_forward_agrees_when_the_program_draws_the_same_way():
         return case.model(*a, **k)
     with pytest.raises(ex.Mismatch, match="disagrees with eager"):
         ex._agree(draws_first, case, case.args, {}, "fresh inputs")
+
+
+def test_keyword_inputs_reach_onnx_export_the_way_its_release_takes_them(monkeypatch):
+    # torch 2.4's torch.onnx.export had no kwargs=: keyword inputs went as a trailing dict
+    # in args. Every 2.4.1 ONNX attempt of the release run once failed with "export() got
+    # an unexpected keyword argument 'kwargs'", an error of the harness, not the model.
+    x, flags = torch.randn(2), {"double": True}
+    assert ex._onnx_inputs((x,), flags) == ((x,), {"kwargs": flags})
+
+    def export_2_4(model, args, f=None, export_params=True, verbose=False, dynamo=False):
+        raise AssertionError("not called")
+
+    monkeypatch.setattr(torch.onnx, "export", export_2_4)
+    assert ex._onnx_inputs((x,), flags) == ((x, flags), {})
+    assert ex._onnx_inputs((x,), {}) == ((x,), {})
+    # A positional dict last: an empty dict after it, or it would be read as the keywords.
+    assert ex._onnx_inputs((x, {"a": x}), None) == ((x, {"a": x}, {}), {})
