@@ -68,6 +68,10 @@ def _run_stage(attempt: Attempt, stage: str, fn: Callable[[], Any]) -> Any:
     return value
 
 
+# Every stage an attempt can reach, in order (kb.catalogue.STAGES names the same five).
+ALL_STAGES = ("capture", "lower", "save-load", "run", "numeric")
+
+
 def _skip(attempt: Attempt, stage: str) -> None:
     attempt.stages.append({"stage": stage, "outcome": "skip", "duration_s": 0.0})
 
@@ -171,7 +175,7 @@ def _numeric(attempt: Attempt, case: Case, call: Callable[[tuple, dict], Any], *
 
 def _export_family(attempt: Attempt, case: Case, *, strict: bool, dynamic: bool) -> None:
     if dynamic and case.dynamic_shapes is None:
-        for s in ("capture", "lower", "save-load", "run", "numeric"):
+        for s in ALL_STAGES:
             _skip(attempt, s)
         attempt.outcome = "skip"
         return
@@ -400,7 +404,7 @@ def _not_installed(attempt: Attempt, library: str, exc: ModuleNotFoundError) -> 
     """The exporter's library is not in this interpreter: a release run where none installs
     beside its torch (executorch 0.3.0 requires torch==2.4.0, so torch 2.4.1 has none).
     Nothing was attempted, so it is a skip that says why, not a failure of the model."""
-    for s in ("capture", "lower", "save-load", "run", "numeric"):
+    for s in ALL_STAGES:
         _skip(attempt, s)
     attempt.outcome, attempt.exc_type = "skip", type(exc).__name__
     attempt.message = f"{library} is not installed beside torch {torch.__version__} ({exc})"
