@@ -27,6 +27,7 @@ from kb.extract import extract
 from kb.matcher import Matcher
 from kb.observations import SCHEMA, append_observation, existing_keys, observation_key
 
+from . import companions
 from .isolate import ScriptRun
 from .portable import portable, trim
 from .versions import environment, library_versions
@@ -170,6 +171,17 @@ def check_entries(entries: list[Entry], *, jobs: int = 2, record: bool = False,
     matcher = load_matcher(db)
 
     runnable = runnable_here(entries)
+    # Companions install before anything runs (once per pin, collectors/companions.py); an
+    # entry whose pins do not install is reported as such, and its scripts are not run.
+    import_paths: dict[tuple[str, str], tuple[Path, ...]] = {}
+    not_installed: dict[str, str] = {}
+    for e in runnable:
+        for case, pins in e.companions.items():
+            try:
+                import_paths[(e.id, case)] = companions.import_path(pins)
+            except companions.CompanionError as exc:
+                not_installed[e.id] = str(exc)
+    runnable = [e for e in runnable if e.id not in not_installed]
     jobs_list = ([(e, c, "failing") for e in runnable for c in e.failing_cases]
                  + [(e, e.fixed_case, "fixed") for e in runnable])
     results: dict[tuple[str, str], CaseResult] = {}
@@ -183,7 +195,8 @@ def check_entries(entries: list[Entry], *, jobs: int = 2, record: bool = False,
     with ZygotePool(jobs) as zygotes:
         def run(job):
             entry, case, kind = job
-            r = zygotes.run(entry.folder / case, timeout_s=timeout_s)
+            r = zygotes.run(entry.folder / case, timeout_s=timeout_s,
+                            import_first=import_paths.get((entry.id, case), ()))
             return job, CaseResult(case, kind, r, trim(portable(r.stderr, repo)) if r.stderr else "")
 
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
@@ -201,6 +214,10 @@ def check_entries(entries: list[Entry], *, jobs: int = 2, record: bool = False,
             _check_quotes(entry, matcher, report)
             reports.append(report)
             continue
+        if entry.id in not_installed:
+            report.fail(f"its companions did not install, so its scripts were not run: {not_installed[entry.id]}")
+            reports.append(report)
+            continue
         for case in (*entry.failing_cases, entry.fixed_case):
             res = results[(entry.id, case)]
             report.cases.append(res)
@@ -210,6 +227,7 @@ def check_entries(entries: list[Entry], *, jobs: int = 2, record: bool = False,
                 _check_fixed(res, torch_version, report)
             if record:
                 mine = library_versions(entry.libraries) if entry.libraries else versions
+                mine = {**mine, **companions.versions_of(entry.companions.get(case, ()))}
                 obs = case_observation(entry, res, mine, env, matcher)
                 if obs["key"] not in known:
                     append_observation(obs_path, obs)

@@ -66,11 +66,16 @@ def interpreter_env(python: str | Path) -> dict[str, str]:
 
 
 def run_script(script: Path, *, timeout_s: float = DEFAULT_TIMEOUT_S, memory_mb: int = DEFAULT_MEMORY_MB,
-               python: str = sys.executable) -> ScriptRun:
+               python: str = sys.executable, import_first: tuple[Path, ...] = ()) -> ScriptRun:
+    """Run `script` in its own process; `import_first` are folders searched before the
+    venv's packages (an entry script's companions, collectors/companions.py)."""
     script = Path(script).resolve()
+    env = interpreter_env(python)
+    if import_first:
+        env["PYTHONPATH"] = os.pathsep.join([*map(str, import_first), *filter(None, [env.get("PYTHONPATH")])])
     start = time.monotonic()
     proc = subprocess.Popen(
-        [python, script.name], cwd=script.parent, env=interpreter_env(python),
+        [python, script.name], cwd=script.parent, env=env,
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         preexec_fn=_limit_memory(memory_mb), start_new_session=True,
     )

@@ -29,6 +29,7 @@ from kb import paths
 from kb.catalogue import Entry
 from kb.observations import ENTRY_LIBS, VERSIONED_LIBS, append_observation, existing_keys
 
+from . import companions
 from .check import CaseResult, case_key, case_observation
 from .isolate import run_script
 from .portable import portable, trim
@@ -156,9 +157,11 @@ class ReleaseReport:
     missing: dict[str, str] = field(default_factory=dict)
     entry_libs: dict[str, str | None] = field(default_factory=dict)  # kb.observations.ENTRY_LIBS in the venv
 
-    def versions_for(self, entry: Entry) -> dict[str, str | None]:
-        """What an observation of this entry records: VERSIONED_LIBS, and the entry's own libraries."""
-        return self.versions | {lib: self.entry_libs.get(lib) for lib in entry.libraries}
+    def versions_for(self, entry: Entry, case: str = "") -> dict[str, str | None]:
+        """What an observation of this entry's `case` records: VERSIONED_LIBS, the entry's own
+        libraries, and the script's companions (collectors/companions.py)."""
+        return (self.versions | {lib: self.entry_libs.get(lib) for lib in entry.libraries}
+                | companions.versions_of(entry.companions.get(case, ())))
 
 
 def requirements(torch_version: str) -> list[str]:
@@ -355,25 +358,37 @@ def run_release(entries: list[Entry], torch_version: str, *, jobs: int = 2, time
         report.entry_libs = probed["entry_libs"]
         record_companions(report, out_folder, tried=tried)
         env = {"python": probed["python"], "platform": probed["platform"]}
+        import_paths: dict[tuple[str, str], tuple[Path, ...]] = {}
+        for e in entries:
+            for case, pins in e.companions.items():
+                try:
+                    import_paths[(e.id, case)] = companions.import_path(pins, python)
+                except companions.CompanionError as exc:
+                    report.missing[f"{e.id} companions"] = str(exc)
+        # An entry whose companions did not install is not run: without them its scripts
+        # would measure the venv, not the entry.
+        entries = [e for e in entries if f"{e.id} companions" not in report.missing]
         jobs_list = [(e, c, "failing") for e in entries for c in e.failing_cases] + \
                     [(e, e.fixed_case, "fixed") for e in entries]
         report.scripts = len(jobs_list)
         known = existing_keys(out)
         # Resuming: a script already recorded with this venv's versions is not run again,
         # so a sweep killed part way costs only the scripts it had not reached.
-        jobs_list = [job for job in jobs_list if case_key(job[0], job[1], report.versions_for(job[0])) not in known]
+        jobs_list = [job for job in jobs_list
+                     if case_key(job[0], job[1], report.versions_for(job[0], job[1])) not in known]
         report.skipped = report.scripts - len(jobs_list)
 
         def run(job):
             entry, case, kind = job
-            r = run_script(entry.folder / case, timeout_s=timeout_s, python=str(python))
+            r = run_script(entry.folder / case, timeout_s=timeout_s, python=str(python),
+                           import_first=import_paths.get((entry.id, case), ()))
             text = trim(portable_for(folder / "venv", r.stderr)) if r.stderr else ""
             return job, CaseResult(case, kind, r, text)
 
         start = time.monotonic()
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             for n, ((entry, case, _kind), res) in enumerate(pool.map(run, jobs_list), 1):
-                record = case_observation(entry, res, report.versions_for(entry), env)
+                record = case_observation(entry, res, report.versions_for(entry, case), env)
                 record["sweep"] = True
                 record["run"] = "sweep"
                 report.outcomes[res.run.outcome] = report.outcomes.get(res.run.outcome, 0) + 1

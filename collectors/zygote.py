@@ -228,10 +228,13 @@ class ZygotePool:
         return zygote
 
     def run(self, script: Path, *, timeout_s: float = DEFAULT_TIMEOUT_S,
-            memory_mb: int = DEFAULT_MEMORY_MB) -> ScriptRun:
-        if needs_fresh_interpreter(script):
+            memory_mb: int = DEFAULT_MEMORY_MB, import_first: tuple[Path, ...] = ()) -> ScriptRun:
+        # A script with companions needs them on its path from the start: a zygote's
+        # interpreter was set up without them (and may have imported the venv's copies).
+        if import_first or needs_fresh_interpreter(script):
             self.fresh_runs += 1
-            return run_script(script, timeout_s=timeout_s, memory_mb=memory_mb, python=self.python)
+            return run_script(script, timeout_s=timeout_s, memory_mb=memory_mb, python=self.python,
+                              import_first=import_first)
         wanted = preloads_for(script)
         if wanted in self._unloadable:
             wanted = ()

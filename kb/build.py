@@ -88,7 +88,7 @@ def _create_tables(kdb: sqlite_utils.Database) -> None:
         pk=("entry", "torch"), foreign_keys=[("entry", "entries", "id")],
     )
     kdb["cases"].create(
-        {"entry": str, "case": str, "kind": str, "exporter": str, "code": str},
+        {"entry": str, "case": str, "kind": str, "exporter": str, "code": str, "companions": str},
         pk=("entry", "case"), foreign_keys=[("entry", "entries", "id")],
     )
     kdb["entry_texts"].create(
@@ -377,7 +377,8 @@ def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
         kdb["entry_versions"].insert_all(_version_rows(versions))
         kdb["cases"].insert_all(
             {"entry": e.id, "case": c, "kind": "fixed" if c == e.fixed_case else "failing",
-             "exporter": e.exporter_for(c), "code": e.code(c)}
+             "exporter": e.exporter_for(c), "code": e.code(c),
+             "companions": json.dumps(list(e.companions.get(c, ())))}
             for e in entries for c in (*e.failing_cases, e.fixed_case)
         )
         kdb["entry_texts"].insert_all(

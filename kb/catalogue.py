@@ -111,6 +111,10 @@ class Entry:
     quotes: tuple[Quote, ...] = ()
     # pattern -> what the whole text must also show for that pattern to count ([pattern_context])
     pattern_context: dict[str, str] = field(default_factory=dict)
+    # script -> exact pins ("name==version") of tools its failure or fix depends on and that
+    # the project does not install, such as a delegate's vendor compiler ([companions]).
+    # They are installed apart and put first on that script's import path (collectors/companions.py).
+    companions: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def explains_silently(self, source: str, model: str, exporter: str, stage: str) -> bool:
         return stage == "numeric" and exporter in self.exporters and f"{source}/{model}" in self.silent_models
@@ -249,6 +253,7 @@ def load_entry(folder: Path) -> Entry:
     artifact_step, artifact_side = _artifact(data, stage, where)
     auto_fix = _auto_fix(data, where)
     verified, quotes = _verification(data, where)
+    companions = _companions(data, (*failing, "fixed.py"), where)
     return Entry(
         id=entry_id,
         title=_str(data, "title", where),
@@ -273,7 +278,33 @@ def load_entry(folder: Path) -> Entry:
         artifact_side=artifact_side,
         verified=verified,
         quotes=quotes,
+        companions=companions,
     )
+
+
+# An exact pin: what a script ran with must be what its record says it ran with.
+_PIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*==[A-Za-z0-9][A-Za-z0-9._+!-]*")
+
+
+def _companions(data: dict, scripts: tuple[str, ...], where: str) -> dict[str, tuple[str, ...]]:
+    """[companions]: script name -> the exact pins installed for that script alone."""
+    raw = data.get("companions", {})
+    if not isinstance(raw, dict):
+        raise EntryError(f"{where}: [companions] must map script names to lists of pins")
+    out: dict[str, tuple[str, ...]] = {}
+    for script, pins in raw.items():
+        if script not in scripts:
+            raise EntryError(f"{where}: [companions] names '{script}', which is not a script in the folder")
+        if not isinstance(pins, list) or not pins or not all(isinstance(p, str) for p in pins):
+            raise EntryError(f"{where}: [companions] {script} must be a non-empty list of pins")
+        loose = [p for p in pins if not _PIN.fullmatch(p)]
+        if loose:
+            raise EntryError(f"{where}: [companions] {script}: {loose} must be exact pins such as 'name==1.2.3'")
+        names = [p.split("==")[0].lower().replace("_", "-") for p in pins]
+        if len(set(names)) != len(names):
+            raise EntryError(f"{where}: [companions] {script} pins one package twice")
+        out[script] = tuple(pins)
+    return out
 
 
 def _pattern_context(data: dict, patterns: tuple[str, ...], where: str) -> dict[str, str]:

@@ -274,3 +274,24 @@ def test_a_pattern_context_must_name_one_of_the_entry_s_patterns_and_be_re2(kb_r
     context(f"'{first}'", r"(?=exported)")
     with pytest.raises(EntryError, match=r"\[pattern_context\] expression .* is not valid RE2"):
         load_entry(folder)
+
+
+def test_companions_are_exact_pins_for_scripts_of_the_entry(kb_root):
+    folder = kb_root / "entries" / "static-batch-size"
+    text = (folder / "entry.toml").read_text()
+
+    def companions(body: str) -> None:
+        (folder / "entry.toml").write_text(text.replace("[refs]", f"[companions]\n{body}\n\n[refs]", 1))
+
+    companions('"failing.py" = ["ethos-u-vela==4.3.0", "lxml==6.1.3"]')
+    assert load_entry(folder).companions == {"failing.py": ("ethos-u-vela==4.3.0", "lxml==6.1.3")}
+    refused = {
+        '"other.py" = ["lxml==6.1.3"]': "names 'other.py', which is not a script",
+        '"fixed.py" = ["ethos-u-vela>=4.4"]': "must be exact pins",
+        '"fixed.py" = ["ethos_u_vela==4.4.0", "ethos-u-vela==5.1.0"]': "pins one package twice",
+        '"fixed.py" = []': "non-empty list of pins",
+    }
+    for body, message in refused.items():
+        companions(body)
+        with pytest.raises(EntryError, match=message):
+            load_entry(folder)

@@ -55,6 +55,25 @@ def test_entry_checks_on_pinned_torch(checked, entry_id):
     assert report.status == expected, report.problems
 
 
+def test_an_entry_whose_companions_do_not_install_is_an_error_and_is_not_run(tmp_path):
+    from kb.catalogue import load_entry
+
+    with_companions = [e for e in CATALOGUE if e.companions]
+    assert with_companions
+    folder = tmp_path / with_companions[0].id
+    folder.mkdir()
+    for f in with_companions[0].folder.iterdir():
+        if f.is_file():
+            (folder / f.name).write_bytes(f.read_bytes())
+    toml = folder / "entry.toml"
+    toml.write_text(re.sub(r'"fixed\.py" = \[[^\]]*\]', '"fixed.py" = ["exportkb-no-such-package==0.0.1"]',
+                           toml.read_text(), count=1))
+    (report,) = check_entries([load_entry(folder)], jobs=1)
+    assert report.status == "error" and report.cases == []
+    assert "companions did not install" in report.problems[0]
+    assert "exportkb-no-such-package==0.0.1" in report.problems[0]
+
+
 def test_an_unverified_entry_is_judged_on_its_quotes_and_never_run(checked, tmp_path):
     from collectors.check import EntryCheck, _check_quotes
     from kb.catalogue import load_entry

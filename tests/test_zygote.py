@@ -157,6 +157,23 @@ def test_a_script_that_sets_the_environment_gets_a_fresh_interpreter(pool, tmp_p
     assert pool.fresh_runs == before + 1
 
 
+def test_a_script_with_companions_imports_them_first_in_a_fresh_interpreter(pool, tmp_path):
+    """An entry script's companions (collectors/companions.py) shadow the venv's copy of a
+    package, and only for that script: a zygote set up without them cannot serve it."""
+    companion = tmp_path / "companion"
+    (companion / "numpy").mkdir(parents=True)
+    (companion / "numpy" / "__init__.py").write_text("__version__ = 'the companion'\n")
+    path = script(tmp_path, """
+        import sys
+        import numpy
+        print(numpy.__version__, "torch" in sys.modules)
+    """)
+    before = pool.fresh_runs
+    assert pool.run(path, import_first=(companion,)).stdout == "the companion False\n"
+    assert pool.fresh_runs == before + 1
+    assert pool.run(path).stdout.split()[0] != "the"
+
+
 def test_a_dead_zygote_costs_one_fresh_run_and_is_replaced(tmp_path):
     # The script kills the interpreter it was forked from, then finishes: the pool must
     # notice, give the script's result from a fresh interpreter and start a new zygote.

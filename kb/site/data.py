@@ -28,6 +28,7 @@ class Script:
     kind: str  # "failing" or "fixed"
     exporter: str
     code: str
+    companions: list[str] = field(default_factory=list)  # exact pins installed for this script alone
 
 
 @dataclass
@@ -342,7 +343,7 @@ def _entry_page(conn: sqlite3.Connection, row: sqlite3.Row) -> EntryPage:
     # failing.py first, its variants by name, the fixed script last: the order a reader compares them.
     for c in _rows(conn, 'select * from cases where entry = ? order by kind = \'fixed\', "case" != \'failing.py\', "case"',
                    eid):
-        page.cases.append(Script(c["case"], c["kind"], c["exporter"], c["code"]))
+        page.cases.append(Script(c["case"], c["kind"], c["exporter"], c["code"], json.loads(c["companions"] or "[]")))
     obs = _rows(conn, "select * from observations where source = 'entry' and entry = ? order by key", eid)
 
     errors: dict[tuple[str, str], ObservedError] = {}

@@ -160,6 +160,8 @@ def metadata() -> dict:
                             "kind": "failing or fixed.",
                             "exporter": "Exporter the script exercises.",
                             "code": "The script's code, verbatim.",
+                            "companions": "Exact pins of tools the script ran with, installed for it alone "
+                                          "(JSON list; empty for most scripts).",
                         },
                         "facets": ["kind", "exporter"],
                     },

@@ -143,7 +143,10 @@ async def entry_page(datasette, request):
         entry[key] = json.loads(entry[key])
     entry["refs"] = json.loads(entry["refs"])
     cases = [dict(r) for r in (await db.execute(
-        "select \"case\", kind, exporter, code from cases where entry = ? order by kind desc, \"case\"", [entry_id])).rows]
+        "select \"case\", kind, exporter, code, companions from cases where entry = ? order by kind desc, \"case\"",
+        [entry_id])).rows]
+    for c in cases:
+        c["companions"] = json.loads(c["companions"] or "[]")
     observations = [dict(r) for r in (await db.execute(
         "select key, model, source, exporter, stage, outcome, exc_type, signature, torch, match_score "
         "from observations where entry = ? or matched_entry = ? order by torch desc, source, model, exporter",
