@@ -5,8 +5,9 @@ with "The above exception was the direct cause..." between them; TorchScript pri
 bare `RuntimeError:` and puts the message, a source excerpt and `~~~ <--- HERE` on the
 following lines; wrappers (the ONNX exporter, `UserError`) embed the inner error's
 text in their own message; `warnings.warn` prints `path:line: UserWarning: message`.
-The extractor returns every such exception block, in the order printed, and the first
-errors of a C/C++ compiler printed outside them (AOTInductor's builds). When the text
+The extractor returns every such exception block, in the order printed, the first
+errors of a C/C++ compiler printed outside them (AOTInductor's builds), and a native
+runtime's failed assertion printed before the process aborted (ExecuTorch's `ET_CHECK`). When the text
 holds no recognisable exception line (a user pasted part of a message, or a build log),
 the whole text is returned as one more block without a type.
 """
@@ -39,6 +40,10 @@ _BARE = re.compile(r"(?P<type>(?:[A-Za-z_]\w{0,100}\.){0,20}[A-Za-z_]\w{0,100})$
 _COMPILER_ERROR = re.compile(r"[^\n]{0,1000}?:\d{1,9}:(?:\d{1,9}:)? (?P<msg>(?:fatal )?error: .*)$")
 # The first errors are the cause; the rest of a long build log follows from them.
 MAX_COMPILER_BLOCKS = 2
+# A native runtime's failed check, logged just before it aborts the process, so no Python
+# exception carries it (ExecuTorch's ET_CHECK: "[file.cpp:104] In function f(), assert
+# failed (cond): message"; whatever prefix the log format puts before "In function").
+_NATIVE_ASSERT = re.compile(r"[^\n]{0,1000}?(?P<msg>In function [^\n]{1,300}?\(\), assert failed \(.*)$")
 _TYPE_SUFFIX = re.compile(r"(?:Error|Exception|Warning|Exit|Interrupt|Failure|Failed|Fail|Unsupported|SymNode)$")
 _BOUNDARY = (
     "Traceback (most recent call last):",
@@ -51,7 +56,7 @@ _BOUNDARY = (
 class ExceptionBlock:
     type: str  # "" when the input held no recognisable exception line
     message: str
-    kind: str = "exception"  # "exception", "warning", "compiler" or "text"
+    kind: str = "exception"  # "exception", "warning", "compiler", "native" or "text"
 
     @property
     def text(self) -> str:
@@ -139,6 +144,8 @@ def extract(text: str, *, already_clean: bool = False) -> list[ExceptionBlock]:
                     and (c := _COMPILER_ERROR.match(line))):
                 blocks.append(ExceptionBlock("", c["msg"].strip(), "compiler"))
                 compiler_blocks += 1
+            elif "assert failed (" in line and len(line) <= MAX_HEADER_LINE and (n := _NATIVE_ASSERT.match(line)):
+                blocks.append(ExceptionBlock("", n["msg"].strip(), "native"))
             continue
         # warnings.warn prints the message, then the indented source line; the next
         # unindented line is someone else's output (a log line, another message).
@@ -150,7 +157,7 @@ def extract(text: str, *, already_clean: bool = False) -> list[ExceptionBlock]:
             body.append(line.rstrip())
             size += len(line) + 1
     close()
-    if all(b.kind == "compiler" for b in blocks):
+    if all(b.kind in ("compiler", "native") for b in blocks):
         tail = text.strip()[-MAX_BLOCK_CHARS:]
         if tail:
             blocks.append(ExceptionBlock("", tail, "text"))

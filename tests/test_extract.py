@@ -1,3 +1,6 @@
+import json
+
+from conftest import REPO
 from kb.extract import extract
 
 CHAINED = '''Traceback (most recent call last):
@@ -111,10 +114,6 @@ def test_a_type_name_alone_outside_a_traceback_is_not_an_exception():
 
 
 def _swept_failure(entry: str, torch: str) -> dict:
-    import json
-
-    from conftest import REPO
-
     path = REPO / "observations" / f"sweep-torch-{torch}.jsonl"
     return next(r for r in map(json.loads, path.read_text().splitlines())
                 if r.get("entry") == entry and r["case"] == "failing.py" and r["outcome"] == "fail")
@@ -142,3 +141,22 @@ def test_compiler_lines_inside_an_exception_stay_in_its_message_and_a_bare_log_k
     # the first two errors, then (no exception at all) the whole text as before
     assert [b.kind for b in blocks] == ["compiler", "compiler", "text"]
     assert blocks[0].text == "error: ‘g’ was not declared in this scope" and "h39" in blocks[-1].text
+
+
+def test_a_native_runtime_s_failed_assertion_before_the_abort_is_a_block_of_its_own():
+    # ExecuTorch's runtime logs a failed ET_CHECK and aborts the process: the Python side
+    # only sees a child that "died with SIGABRT", so the log line is the cause.
+    rec = next(r for r in map(json.loads, (REPO / "observations" / "entries.jsonl").read_text().splitlines())
+               if r.get("entry") == "executorch-kernel-registered-twice" and r["case"] == "failing.py")
+    blocks = extract(rec["traceback"])
+    assert [b.kind for b in blocks] == ["native", "exception"]
+    assert blocks[0].text.startswith("In function register_kernels_internal(), assert failed (false): "
+                                     "Kernel registration failed with error ")
+    assert "SIGABRT" in blocks[1].text and "registration" not in blocks[1].text
+    # Read back alone (a link's excerpt, a pasted line), it is the same block, and a log
+    # with it as the only error keeps the whole text as well.
+    assert extract(blocks[0].text)[0] == blocks[0]
+    assert [b.kind for b in extract(blocks[0].text)] == ["native", "text"]
+    # Inside an exception's message it stays part of that message.
+    inside = "RuntimeError: loading failed\n[x.cpp:1] In function f(), assert failed (n > 0): no kernels\n"
+    assert [b.kind for b in extract(inside)] == ["exception"]
