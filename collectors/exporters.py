@@ -302,8 +302,12 @@ def onnx(attempt, case, workdir):
         attempt.stages.append({"stage": stage, "outcome": "fail", "duration_s": 0.0})
         raise StageFailed(stage, exc) from exc
     session = _run_stage(attempt, "save-load", lambda: (program.save(str(path)), _ort_session(path))[1])
-    _run_stage(attempt, "run", lambda: _ort_call(session, case.args, case.kwargs))
-    _numeric(attempt, case, lambda a, k: _ort_call(session, a, k))
+    # Before torch 2.5 the trailing dict of keyword inputs is bound to forward's parameters
+    # (torch.onnx.utils._decide_input_format), so the graph takes them in forward's order,
+    # as the legacy exporter's does; later releases keep the order they were given in.
+    ordered = (lambda k: k) if "kwargs" in extra else (lambda k: in_signature_order(case.model, k))
+    _run_stage(attempt, "run", lambda: _ort_call(session, case.args, ordered(case.kwargs)))
+    _numeric(attempt, case, lambda a, k: _ort_call(session, a, ordered(k)))
 
 
 def in_signature_order(model, kwargs: dict) -> dict:

@@ -70,25 +70,37 @@ def run_row(rec: dict, matched_entry: str | None) -> dict:
 
 def compared(rows) -> tuple[list[str], dict[tuple[str, str, str], dict[str, dict]]]:
     """The releases (oldest first) and, per (source, model, exporter) that every release
-    running that exporter attempted after building the model, its row on each release.
+    on that exporter's line attempted after building the model, its row on each of them.
 
     A skipped attempt was not run: the model declares nothing for that exporter (no
     dynamic dims), or the release lacks what the corpus declares with (torch 2.4 has no
-    Dim.DYNAMIC, so it skips export-dynamic). An exporter that a release skips for every
-    model is compared over the other releases, rather than dropping out everywhere."""
+    Dim.DYNAMIC, so it skips export-dynamic for every model that other releases run it on).
+    A release that skipped an exporter on more of the models that other releases ran it on
+    than it ran itself leaves that exporter's line, so that what it could not run does not
+    shrink the others' models to the few it ran; otherwise only the models it skipped drop
+    out of the line."""
     cells: dict[tuple[str, str, str], dict[str, dict]] = defaultdict(dict)
     releases: set[str] = set()
-    running: dict[str, set[str]] = defaultdict(set)  # exporter -> releases that ran it
+    ran: dict[str, dict[str, set]] = defaultdict(lambda: defaultdict(set))  # exporter -> release -> models
+    skipped: dict[str, dict[str, set]] = defaultdict(lambda: defaultdict(set))
     for r in rows:
         if r["exporter"] == "build" or not r["torch"]:
             continue
         releases.add(r["torch"])
+        model = (r["source"], r["model"])
         if r["outcome"] == "skip":
+            skipped[r["exporter"]][r["torch"]].add(model)
             continue
-        running[r["exporter"]].add(r["torch"])
+        ran[r["exporter"]][r["torch"]].add(model)
         cells[(r["source"], r["model"], r["exporter"])][r["torch"]] = dict(r)
+    line: dict[str, set[str]] = {}
+    for exporter, by_release in ran.items():
+        line[exporter] = {
+            t for t, models in by_release.items()
+            if len(skipped[exporter][t] & set().union(*(m for o, m in by_release.items() if o != t))) <= len(models)}
     order = sorted(releases, key=release_key)
-    complete = {k: v for k, v in cells.items() if set(v) == running[k[2]]}
+    complete = {k: {t: r for t, r in v.items() if t in line[k[2]]}
+                for k, v in cells.items() if line[k[2]] and line[k[2]] <= set(v)}
     return order, complete
 
 

@@ -46,6 +46,9 @@ def test_a_skipped_attempt_is_not_a_failure_and_a_release_that_skips_an_exporter
             # e declares no dynamic dims: skipped everywhere, compared nowhere
             row("e", "export-dynamic", "2.4.1", "skip"), row("e", "export-dynamic", "2.9.1", "skip"),
             row("e", "export-dynamic", "2.13.0", "skip"),
+            # c brings its own dynamic dims, so 2.4.1 runs it: one model is not a line
+            row("c", "export-dynamic", "2.4.1", "ok"), row("c", "export-dynamic", "2.9.1", "ok"),
+            row("c", "export-dynamic", "2.13.0", "ok"),
             # a skip on one release that ran the exporter for other models leaves the model out
             row("a", "aoti", "2.4.1", "skip"), row("a", "aoti", "2.9.1", "ok"), row("a", "aoti", "2.13.0", "ok"),
             row("b", "aoti", "2.4.1", "ok"), row("b", "aoti", "2.9.1", "ok"), row("b", "aoti", "2.13.0", "fail")]
@@ -55,7 +58,8 @@ def test_a_skipped_attempt_is_not_a_failure_and_a_release_that_skips_an_exporter
     assert ("timm", "e", "export-dynamic") not in cells and ("timm", "a", "aoti") not in cells
     got = {(r.exporter, r.torch): (r.ok, r.models) for r in releases.rates(rows)}
     assert ("export-dynamic", "2.4.1") not in got
-    assert got[("export-dynamic", "2.9.1")] == (1, 2) and got[("export-dynamic", "2.13.0")] == (2, 2)
+    assert got[("export-dynamic", "2.9.1")] == (2, 3) and got[("export-dynamic", "2.13.0")] == (3, 3)
+    assert set(cells[("timm", "c", "export-dynamic")]) == {"2.9.1", "2.13.0"}
     assert got[("aoti", "2.4.1")] == (1, 1) and got[("aoti", "2.13.0")] == (0, 1)
     found = {(c.model, c.exporter, c.before, c.after, c.direction) for c in releases.changes(rows)}
     assert ("a", "export-dynamic", "2.9.1", "2.13.0", "fixed") in found

@@ -180,6 +180,13 @@ def test_a_post_export_entry_says_at_which_step_and_on_which_side(site_build):
     assert "After the export" not in capture
 
 
+def test_a_script_s_companions_are_named_beside_its_code(site_build):
+    text = visible_text(page(site_build, "en", "entries/executorch-delegate-toolchain-mismatch.html"))
+    assert "Runs with : ethos-u-vela==4.3.0 , tosa-tools==2026.5.0 , lxml==6.1.3 , installed for this script alone" in text
+    assert "Runs with : ethos-u-vela==5.1.0 ," in text
+    assert "Runs with" not in visible_text(page(site_build, "en", "entries/static-batch-size.html"))
+
+
 def test_entry_that_no_longer_reproduces_says_so(site_build):
     text = visible_text(page(site_build, "en", "entries/frozen-storage-mutation.html"))
     # The committed sweep: reproduces on 2.4.1 only; 2.15.0 is the newest release that ran it.

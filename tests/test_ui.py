@@ -351,6 +351,17 @@ def test_an_unverified_entry_says_so_in_results_on_its_page_and_in_json(ds):
     assert 'id="reported"' not in get(ds, "/entry/static-batch-size").text
 
 
+def test_an_entry_page_names_the_companions_each_script_ran_with(ds):
+    entry = next(e for e in CATALOGUE if e.companions)
+    page = get(ds, f"/entry/{entry.id}").text
+    for case, pins in entry.companions.items():
+        shown = page[page.index(f"<h3>{case} "):]
+        shown = shown[:shown.index("<pre")]
+        assert "installed for this script alone" in shown
+        assert all(f"<code>{pin}</code>" in shown for pin in pins)
+    assert "installed for this script alone" not in get(ds, "/entry/static-batch-size").text
+
+
 def test_an_entry_page_lists_the_graph_breaks_it_explains(ds, kb_db):
     import sqlite3
 
