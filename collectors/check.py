@@ -171,16 +171,9 @@ def check_entries(entries: list[Entry], *, jobs: int = 2, record: bool = False,
     matcher = load_matcher(db)
 
     runnable = runnable_here(entries)
-    # Companions install before anything runs (once per pin, collectors/companions.py); an
-    # entry whose pins do not install is reported as such, and its scripts are not run.
-    import_paths: dict[tuple[str, str], tuple[Path, ...]] = {}
-    not_installed: dict[str, str] = {}
-    for e in runnable:
-        for case, pins in e.companions.items():
-            try:
-                import_paths[(e.id, case)] = companions.import_path(pins)
-            except companions.CompanionError as exc:
-                not_installed[e.id] = str(exc)
+    # Companions install before anything runs; an entry whose pins do not install is
+    # reported as such, and its scripts are not run.
+    import_paths, not_installed = companions.prepare(runnable)
     runnable = [e for e in runnable if e.id not in not_installed]
     jobs_list = ([(e, c, "failing") for e in runnable for c in e.failing_cases]
                  + [(e, e.fixed_case, "fixed") for e in runnable])

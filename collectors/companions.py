@@ -78,3 +78,18 @@ def install_pin(pin: str, python: str | Path = sys.executable) -> Path:
 def import_path(pins: tuple[str, ...], python: str | Path = sys.executable) -> tuple[Path, ...]:
     """The folders to put first on a script's import path, in the order of its pins."""
     return tuple(install_pin(pin, python) for pin in pins)
+
+
+def prepare(entries, python: str | Path = sys.executable) -> tuple[dict[tuple[str, str], tuple[Path, ...]], dict[str, str]]:
+    """For `check` and `sweep` alike: each (entry id, script) with companions -> its import
+    path, and each entry whose pins did not install -> why. Such an entry is not run:
+    without its companions its scripts would measure the venv, not the entry."""
+    paths_of: dict[tuple[str, str], tuple[Path, ...]] = {}
+    failed: dict[str, str] = {}
+    for entry in entries:
+        for case, pins in entry.companions.items():
+            try:
+                paths_of[(entry.id, case)] = import_path(pins, python)
+            except CompanionError as exc:
+                failed[entry.id] = str(exc)
+    return paths_of, failed

@@ -358,16 +358,9 @@ def run_release(entries: list[Entry], torch_version: str, *, jobs: int = 2, time
         report.entry_libs = probed["entry_libs"]
         record_companions(report, out_folder, tried=tried)
         env = {"python": probed["python"], "platform": probed["platform"]}
-        import_paths: dict[tuple[str, str], tuple[Path, ...]] = {}
-        for e in entries:
-            for case, pins in e.companions.items():
-                try:
-                    import_paths[(e.id, case)] = companions.import_path(pins, python)
-                except companions.CompanionError as exc:
-                    report.missing[f"{e.id} companions"] = str(exc)
-        # An entry whose companions did not install is not run: without them its scripts
-        # would measure the venv, not the entry.
-        entries = [e for e in entries if f"{e.id} companions" not in report.missing]
+        import_paths, not_installed = companions.prepare(entries, python)
+        report.missing |= {f"{eid} companions": why for eid, why in not_installed.items()}
+        entries = [e for e in entries if e.id not in not_installed]
         jobs_list = [(e, c, "failing") for e in entries for c in e.failing_cases] + \
                     [(e, e.fixed_case, "fixed") for e in entries]
         report.scripts = len(jobs_list)
