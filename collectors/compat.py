@@ -237,6 +237,24 @@ def _written_ok(releases: list[str]) -> list[dict]:
     return out
 
 
+# The libraries under the dynamo ONNX exporter, at the versions of the release's own time
+# (sweep.CORPUS_LIBS): left to pip, a venv for an older torch gets today's onnx-ir and
+# protobuf, and its ONNX writes then fail on that drift, not on the exporter (2.9.1 with
+# today's onnx-ir: every write stopped in onnxscript's version converter; 2.6.0 with
+# protobuf 7: SerdeError). Recorded in `versions`, so a venv made with them is a new run.
+TIME_LIBS = ("onnx-ir", "protobuf")
+
+
+def _time_libs(torch_version: str) -> dict[str, str]:
+    return {lib: pin for lib, pin in sorted(sweep.CORPUS_LIBS.get(torch_version, {}).items()) if lib in TIME_LIBS}
+
+
+def _pin_time_libs(python: Path, torch_version: str) -> None:
+    pins = [f"{lib}=={pin}" for lib, pin in _time_libs(torch_version).items()]
+    if pins:
+        sweep.run_pip(python, ["install", "--only-binary", ":all:", *pins], sweep.pip_log(torch_version))
+
+
 def run_release(cases: list[Case], torch_version: str, all_releases: list[str], *, exporters: list[str],
                 timeout_s: float = 300.0, write: bool = True, keep_venv: bool = False,
                 progress: Callable[[str], None] | None = None) -> ReleaseRun:
@@ -254,12 +272,13 @@ def run_release(cases: list[Case], torch_version: str, all_releases: list[str], 
             if not python.exists():
                 say(f"torch {torch_version}: installing")
                 python = sweep.create_venv(torch_version, folder)
-            versions = sweep.probe_versions(python)["versions"]
+                _pin_time_libs(python, torch_version)
+            versions = sweep.probe_versions(python)["versions"] | _time_libs(torch_version)
             if "executorch" in exporters and versions.get("executorch") is None:
                 # Only when asked: another companion in the venv changes every record's key.
                 say(f"torch {torch_version}: installing executorch")
                 report.missing = sweep.add_executorch(python, torch_version)
-                versions = sweep.probe_versions(python)["versions"]
+                versions = sweep.probe_versions(python)["versions"] | _time_libs(torch_version)
         report.install_s = round(time.monotonic() - start, 1)
         if write:
             start = time.monotonic()

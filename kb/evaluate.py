@@ -12,6 +12,9 @@ For each split and each exporter:
 
 * top-1 / top-3: of the labelled reports, the right entry is first / among the first
   three of what the user is shown (the confident answers, else the possible matches);
+* the same figures by when the failure happened (STAGE_GROUPS): at the export, after it
+  (saving, loading or running the artifact), or in the environment around it; the
+  share of labelled reports there is the share whose cause has an entry;
 * useful: the right entry is shown first, over all reports (`none:` ones included: no
   entry can be right for them until the catalogue explains their cause);
 * confidently wrong: a confident answer that is not the label (for a tie: none of the
@@ -92,14 +95,29 @@ def fts_ranking(conn: sqlite3.Connection, text: str) -> list[str]:
         "where entries_fts match ? order by bm25(entries_fts) limit 3", (query,))]
 
 
+# When a report's failure happened (devset.Report.stage), in the groups a user tells apart:
+# the exporter refused the model, or the export succeeded and what it wrote failed later
+# (saved, loaded on another release or runtime, run), or the environment around it broke.
+STAGE_GROUPS = {"export": "at-export", "save": "after-export", "load": "after-export", "run": "after-export",
+                "env": "environment"}
+
+
+def stage_group(report: devset.Report) -> str:
+    return STAGE_GROUPS.get(report.stage or "", "not-stated")
+
+
 @dataclass
 class Evaluation:
     matcher: dict[str, dict[str, Tally]]  # split -> exporter ("all" too) -> tally
     fts: dict[str, dict[str, Tally]]
+    # split -> stage group (stage_group) -> tally, for the matcher and for the baseline
+    stages: dict[str, dict[str, Tally]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(Tally)))
+    fts_stages: dict[str, dict[str, Tally]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(Tally)))
 
     def as_dict(self) -> dict:
-        return {kind: {split: {exp: t.rates() for exp, t in per.items()} for split, per in table.items()}
-                for kind, table in (("matcher", self.matcher), ("fts5", self.fts))}
+        rates = lambda table: {split: {k: t.rates() for k, t in per.items()} for split, per in table.items()}  # noqa: E731
+        return {"matcher": rates(self.matcher), "fts5": rates(self.fts),
+                "by_stage": {"matcher": rates(self.stages), "fts5": rates(self.fts_stages)}}
 
 
 def _matchers_for(reports: list[devset.Report], db: Path):
@@ -128,15 +146,18 @@ def evaluate(reports: list[devset.Report], db: Path) -> Evaluation:
             for exp in ("all", report.exporter or "unknown"):
                 ev.matcher[report.split][exp].add(report, shown, confident)
                 ev.fts[report.split][exp].add(report, ranking, ranking[:1])
+            ev.stages[report.split][stage_group(report)].add(report, shown, confident)
+            ev.fts_stages[report.split][stage_group(report)].add(report, ranking, ranking[:1])
     finally:
         conn.close()
     return ev
 
 
-def _table(title: str, per: dict[str, Tally], base: dict[str, Tally]) -> list[str]:
-    lines = [title, f"  {'exporter':15} {'n':>4} {'lab':>4} {'top-1':>6} {'top-3':>6} {'useful':>6} {'c-wrong':>7}"
+def _table(title: str, per: dict[str, Tally], base: dict[str, Tally], order: list[str] | None = None,
+           column: str = "exporter") -> list[str]:
+    lines = [title, f"  {column:15} {'n':>4} {'lab':>4} {'top-1':>6} {'top-3':>6} {'useful':>6} {'c-wrong':>7}"
                     f"   | fts5 {'top-1':>6} {'top-3':>6} {'useful':>6} {'wrong':>6}"]
-    order = ["all", *devset.EXPORTERS, "unknown"]
+    order = order or ["all", *devset.EXPORTERS, "unknown"]
     fmt = lambda v: f"{v:5.1f}%" if v is not None else "    - "  # noqa: E731
     for exp in [e for e in order if e in per]:
         m, f = per[exp].rates(), base[exp].rates()
@@ -199,6 +220,9 @@ def main(argv: list[str] | None = None) -> int:
         if name in ev.matcher:
             how = "kb.db's matcher (learned from train only)" if name == "test" else f"out of fold ({FOLDS} folds by thread)"
             print("\n".join(_table(f"{name}: {how}", ev.matcher[name], ev.fts[name])))
+            print("\n".join(_table(f"{name}, by when it failed (lab: reports whose cause has an entry)",
+                                    ev.stages[name], ev.fts_stages[name],
+                                    ["at-export", "after-export", "environment", "not-stated"], "stage")))
             if "-v" in argv and name == "train":
                 for miss in ev.matcher[name]["all"].misses:
                     print(f"    miss: {miss['source']}: {miss['label']} -> {miss['got']}"
