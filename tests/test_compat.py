@@ -225,3 +225,27 @@ def test_writing_another_exporter_later_keeps_the_case_s_inputs_and_outputs(kb_r
     torch.testing.assert_close(after, before, rtol=0, atol=0)
     loaded = _lines(kb_root / "observations" / "compat" / f"loaded-on-{RELEASE}.jsonl")
     assert sorted((x["exporter"], x["outcome"]) for x in loaded) == [("jit-trace", "ok"), ("onnx-legacy", "ok")]
+
+
+def test_a_release_venv_gets_the_onnx_libraries_of_its_time_and_records_them(kb_root, monkeypatch):
+    """An older release's venv takes onnx-ir and protobuf at the versions of its own time
+    (sweep.CORPUS_LIBS), not today's, and its records say so: a write made without them
+    is another run, not the same key."""
+    sys.path.insert(0, str(REPO))
+    from collectors import compat, sweep
+
+    installed = []
+    monkeypatch.setattr(sweep, "sweep_dir", lambda: kb_root / "build" / "sweep")
+    monkeypatch.setattr(sweep, "create_venv", lambda version, folder: folder / "venv" / "bin" / "python")
+    monkeypatch.setattr(sweep, "run_pip", lambda python, args, log: installed.append(args))
+    monkeypatch.setattr(sweep, "probe_versions", lambda python: {"versions": {"torch": "2.9.1", "onnxscript": "0.5.4"}})
+    monkeypatch.setattr(compat, "_run_worker", lambda python, command, spec, extra, timeout: [
+        {"exporter": "onnx", "outcome": "ok"}] if command == "write" else [])
+    case = compat.Case("demo/fixed.py", "demo", kb_root / "fixed.py", "0" * 16)
+    report = compat.run_release([case], "2.9.1", ["2.9.1"], exporters=["onnx"])
+    assert report.error is None and report.written == 1
+    assert installed == [["install", "--only-binary", ":all:", f"onnx-ir=={sweep.CORPUS_LIBS['2.9.1']['onnx-ir']}"]]
+    written = _lines(kb_root / "observations" / "compat" / "written-on-2.9.1.jsonl")
+    assert written[0]["versions"] == {"torch": "2.9.1", "onnxscript": "0.5.4", "onnx-ir": "0.1.12"}
+    plain = compat._write_key(case, "onnx", {"torch": "2.9.1", "onnxscript": "0.5.4"})
+    assert written[0]["key"] != plain
