@@ -12,9 +12,6 @@ For each split and each exporter:
 
 * top-1 / top-3: of the labelled reports, the right entry is first / among the first
   three of what the user is shown (the confident answers, else the possible matches);
-* the same figures by when the failure happened (STAGE_GROUPS): at the export, after it
-  (saving, loading or running the artifact), or in the environment around it; the
-  share of labelled reports there is the share whose cause has an entry;
 * useful: the right entry is shown first, over all reports (`none:` ones included: no
   entry can be right for them until the catalogue explains their cause);
 * confidently wrong: a confident answer that is not the label (for a tie: none of the
@@ -23,6 +20,10 @@ For each split and each exporter:
 * the same for plain SQLite FTS5 (bm25) over the entries' prose: what a search box over
   the catalogue would do without a matcher. It always answers, so each wrong first
   result counts as confidently wrong.
+
+The same figures are given by when the failure happened (STAGE_GROUPS): at the export,
+after it (saving, loading or running the artifact), or in the environment around it.
+There the labelled share is the share of reports whose cause has an entry.
 """
 from __future__ import annotations
 
