@@ -273,12 +273,13 @@ def run_release(cases: list[Case], torch_version: str, all_releases: list[str], 
                 say(f"torch {torch_version}: installing")
                 python = sweep.create_venv(torch_version, folder)
                 _pin_time_libs(python, torch_version)
-            versions = sweep.probe_versions(python)["versions"] | _time_libs(torch_version)
+            time_libs = _time_libs(torch_version)
+            versions = sweep.probe_versions(python)["versions"] | time_libs
             if "executorch" in exporters and versions.get("executorch") is None:
                 # Only when asked: another companion in the venv changes every record's key.
                 say(f"torch {torch_version}: installing executorch")
                 report.missing = sweep.add_executorch(python, torch_version)
-                versions = sweep.probe_versions(python)["versions"] | _time_libs(torch_version)
+                versions = sweep.probe_versions(python)["versions"] | time_libs
         report.install_s = round(time.monotonic() - start, 1)
         if write:
             start = time.monotonic()

@@ -31,6 +31,12 @@ LEGACY_FILES = ("public.jsonl", "runs.jsonl")
 REPORTS_DIR = "reports"
 EXPORTERS = ("export", "export-strict", "export-dynamic", "jit-script", "jit-trace",
              "onnx", "onnx-legacy", "aoti", "executorch")
+# When a report's failure happened (Report.stage), in the groups a user tells apart: the
+# exporter refused the model, or the export succeeded and what it wrote failed later
+# (saved, loaded on another release or runtime, run), or the environment around it broke.
+STAGE_GROUPS = {"export": "at-export", "save": "after-export", "load": "after-export", "run": "after-export",
+                "env": "environment"}
+STAGE_GROUP_ORDER = ("at-export", "after-export", "environment", "not-stated")
 _FRAGMENT = re.compile(r"[#?].*$")
 
 
@@ -44,6 +50,11 @@ class Report:
     stage: str | None
     origin: str  # the file it came from
     split: str  # "train" or "test"
+
+    @property
+    def stage_group(self) -> str:
+        """STAGE_GROUPS of its stage; "not-stated" when the thread does not say."""
+        return STAGE_GROUPS.get(self.stage or "", "not-stated")
 
     @property
     def expected(self) -> str | None:

@@ -21,7 +21,7 @@ For each split and each exporter:
   the catalogue would do without a matcher. It always answers, so each wrong first
   result counts as confidently wrong.
 
-The same figures are given by when the failure happened (STAGE_GROUPS): at the export,
+The same figures are given by when the failure happened (devset.STAGE_GROUPS): at the export,
 after it (saving, loading or running the artifact), or in the environment around it.
 There the labelled share is the share of reports whose cause has an entry.
 """
@@ -96,22 +96,11 @@ def fts_ranking(conn: sqlite3.Connection, text: str) -> list[str]:
         "where entries_fts match ? order by bm25(entries_fts) limit 3", (query,))]
 
 
-# When a report's failure happened (devset.Report.stage), in the groups a user tells apart:
-# the exporter refused the model, or the export succeeded and what it wrote failed later
-# (saved, loaded on another release or runtime, run), or the environment around it broke.
-STAGE_GROUPS = {"export": "at-export", "save": "after-export", "load": "after-export", "run": "after-export",
-                "env": "environment"}
-
-
-def stage_group(report: devset.Report) -> str:
-    return STAGE_GROUPS.get(report.stage or "", "not-stated")
-
-
 @dataclass
 class Evaluation:
     matcher: dict[str, dict[str, Tally]]  # split -> exporter ("all" too) -> tally
     fts: dict[str, dict[str, Tally]]
-    # split -> stage group (stage_group) -> tally, for the matcher and for the baseline
+    # split -> stage group (devset.Report.stage_group) -> tally, for the matcher and for the baseline
     stages: dict[str, dict[str, Tally]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(Tally)))
     fts_stages: dict[str, dict[str, Tally]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(Tally)))
 
@@ -147,8 +136,8 @@ def evaluate(reports: list[devset.Report], db: Path) -> Evaluation:
             for exp in ("all", report.exporter or "unknown"):
                 ev.matcher[report.split][exp].add(report, shown, confident)
                 ev.fts[report.split][exp].add(report, ranking, ranking[:1])
-            ev.stages[report.split][stage_group(report)].add(report, shown, confident)
-            ev.fts_stages[report.split][stage_group(report)].add(report, ranking, ranking[:1])
+            ev.stages[report.split][report.stage_group].add(report, shown, confident)
+            ev.fts_stages[report.split][report.stage_group].add(report, ranking, ranking[:1])
     finally:
         conn.close()
     return ev
@@ -223,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
             print("\n".join(_table(f"{name}: {how}", ev.matcher[name], ev.fts[name])))
             print("\n".join(_table(f"{name}, by when it failed (lab: reports whose cause has an entry)",
                                     ev.stages[name], ev.fts_stages[name],
-                                    ["at-export", "after-export", "environment", "not-stated"], "stage")))
+                                    list(devset.STAGE_GROUP_ORDER), "stage")))
             if "-v" in argv and name == "train":
                 for miss in ev.matcher[name]["all"].misses:
                     print(f"    miss: {miss['source']}: {miss['label']} -> {miss['got']}"

@@ -145,10 +145,9 @@ def test_published_figures_are_what_the_evaluation_gives():
 
 def test_the_stage_groups_split_every_report_once(train_eval):
     """The by-stage figures (at the export, after it, environment) cover each train report once."""
-    from kb.evaluate import stage_group
     groups = train_eval.stages["train"]
     assert sum(t.reports for t in groups.values()) == train_eval.matcher["train"]["all"].reports
     assert sum(t.useful for t in groups.values()) == train_eval.matcher["train"]["all"].useful
     after = [r for r in REPORTS if r.split == "train" and r.stage in ("save", "load", "run")]
-    assert after and all(stage_group(r) == "after-export" for r in after)
+    assert after and all(r.stage_group == "after-export" for r in after)
     assert groups["after-export"].reports == len([r for r in after if r.text.strip()])

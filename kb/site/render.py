@@ -16,6 +16,7 @@ import jinja2
 from .. import paths
 from .. import releases as releases_mod
 from ..catalogue import tag_label
+from ..devset import STAGE_GROUP_ORDER
 from . import rst
 from .data import SiteData, release_changes
 
@@ -67,7 +68,8 @@ def pages(data: SiteData, env: jinja2.Environment, pages_dir: Path | None = None
     out["browse/tags.rst"] = env.get_template("by-tag.rst.j2").render(data=data)
     out["browse/stages.rst"] = env.get_template("by-stage.rst.j2").render(data=data)
     out["corpus/index.rst"] = env.get_template("corpus.rst.j2").render(data=data)
-    out["accuracy/index.rst"] = env.get_template("accuracy.rst.j2").render(acc=accuracy(), pct=_pct)
+    out["accuracy/index.rst"] = env.get_template("accuracy.rst.j2").render(
+        acc=accuracy(), pct=_pct, stage_groups=STAGE_GROUP_ORDER)
     out["compat/index.rst"] = env.get_template("compat.rst.j2").render(grids=data.compat)
     out["graph-breaks/index.rst"] = env.get_template("graph-breaks.rst.j2").render(data=data)
     out["corpus/releases.rst"] = env.get_template("corpus-releases.rst.j2").render(
