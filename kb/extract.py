@@ -7,7 +7,8 @@ following lines; wrappers (the ONNX exporter, `UserError`) embed the inner error
 text in their own message; `warnings.warn` prints `path:line: UserWarning: message`.
 The extractor returns every such exception block, in the order printed, the first
 errors of a C/C++ compiler printed outside them (AOTInductor's builds), and a native
-runtime's failed assertion printed before the process aborted (ExecuTorch's `ET_CHECK`). When the text
+runtime's log lines that say why a Python exception followed or the process aborted
+(ExecuTorch's `ET_CHECK` failures and its missing-operator lines). When the text
 holds no recognisable exception line (a user pasted part of a message, or a build log),
 the whole text is returned as one more block without a type.
 """
@@ -40,10 +41,19 @@ _BARE = re.compile(r"(?P<type>(?:[A-Za-z_]\w{0,100}\.){0,20}[A-Za-z_]\w{0,100})$
 _COMPILER_ERROR = re.compile(r"[^\n]{0,1000}?:\d{1,9}:(?:\d{1,9}:)? (?P<msg>(?:fatal )?error: .*)$")
 # The first errors are the cause; the rest of a long build log follows from them.
 MAX_COMPILER_BLOCKS = 2
-# A native runtime's failed check, logged just before it aborts the process, so no Python
-# exception carries it (ExecuTorch's ET_CHECK: "[file.cpp:104] In function f(), assert
-# failed (cond): message"; whatever prefix the log format puts before "In function").
-_NATIVE_ASSERT = re.compile(r"[^\n]{0,1000}?(?P<msg>In function [^\n]{1,300}?\(\), assert failed \(.*)$")
+# A native runtime's log line that no Python exception carries, whatever prefix the log
+# format puts before it:
+# - a failed check, logged just before the process aborts (ExecuTorch's ET_CHECK_MSG:
+#   "[file.cpp:104] In function f(), assert failed (cond): message"; ET_CHECK without a
+#   message: "In function f(), assert failed: cond");
+# - an operator the runtime has no kernel for, logged while a method loads; the Python
+#   exception that follows says only "loading method forward failed with error 0x14"
+#   ("[method.cpp:554] Missing operator: [6] dim_order_ops::_clone_dim_order.out").
+_NATIVE_LINE = re.compile(r"[^\n]{0,1000}?(?P<msg>(?:In function [^\n]{1,300}?\(\), assert failed[ :(]"
+                          r"|Missing operator: )[^\n]*)$")
+# A method missing many operators logs each one, once per instruction that calls it: the
+# first few distinct lines name the cause.
+MAX_NATIVE_BLOCKS = 4
 _TYPE_SUFFIX = re.compile(r"(?:Error|Exception|Warning|Exit|Interrupt|Failure|Failed|Fail|Unsupported|SymNode)$")
 _BOUNDARY = (
     "Traceback (most recent call last):",
@@ -115,6 +125,7 @@ def extract(text: str, *, already_clean: bool = False) -> list[ExceptionBlock]:
     # the ^^^ markers under it: only a type printed there is a bare exception.
     frame: tuple[str, str, str] | None = None
     compiler_blocks = 0
+    native: set[str] = set()
 
     def close() -> None:
         if current is not None:
@@ -144,8 +155,11 @@ def extract(text: str, *, already_clean: bool = False) -> list[ExceptionBlock]:
                     and (c := _COMPILER_ERROR.match(line))):
                 blocks.append(ExceptionBlock("", c["msg"].strip(), "compiler"))
                 compiler_blocks += 1
-            elif "assert failed (" in line and len(line) <= MAX_HEADER_LINE and (n := _NATIVE_ASSERT.match(line)):
-                blocks.append(ExceptionBlock("", n["msg"].strip(), "native"))
+            elif (("assert failed" in line or "Missing operator: " in line) and len(line) <= MAX_HEADER_LINE
+                  and (n := _NATIVE_LINE.match(line)) and len(native) < MAX_NATIVE_BLOCKS
+                  and (msg := n["msg"].strip()) not in native):
+                native.add(msg)
+                blocks.append(ExceptionBlock("", msg, "native"))
             continue
         # warnings.warn prints the message, then the indented source line; the next
         # unindented line is someone else's output (a log line, another message).

@@ -160,3 +160,39 @@ def test_a_native_runtime_s_failed_assertion_before_the_abort_is_a_block_of_its_
     # Inside an exception's message it stays part of that message.
     inside = "RuntimeError: loading failed\n[x.cpp:1] In function f(), assert failed (n > 0): no kernels\n"
     assert [b.kind for b in extract(inside)] == ["exception"]
+
+
+def test_et_check_without_a_message_is_a_native_block_too():
+    # ET_CHECK(cond) logs "assert failed: cond", without the parenthesised condition of
+    # ET_CHECK_MSG (a 2.6.0 .pte run on executorch 0.5.0, observations/compat).
+    log = ("[program.cpp:135] InternalConsistency verification requested but not available\n"
+           "[op_add.cpp:151] In function opt_add_out(), assert failed: "
+           "selected_optimized_path == ElementwiseOptimizedPath::kBroadcast2dBy1d")
+    blocks = extract(log)
+    assert [b.kind for b in blocks] == ["native", "text"]
+    assert blocks[0].text == ("In function opt_add_out(), assert failed: "
+                              "selected_optimized_path == ElementwiseOptimizedPath::kBroadcast2dBy1d")
+    # Prose that mentions an assert is not a runtime's log line.
+    assert [b.kind for b in extract("the assert failed: see above")] == ["text"]
+
+
+def test_an_executorch_missing_operator_log_line_is_a_block_before_the_exception():
+    # A .pte file written by a newer executorch, loaded by an older runtime: the runtime
+    # logs the operator it has no kernel for, once per instruction, and Python only gets
+    # "loading method forward failed with error 0x14". The log line says why.
+    rec = next(r for r in map(json.loads, (REPO / "observations" / "compat" / "loaded-on-2.6.0.jsonl")
+                                         .read_text().splitlines())
+               if r["exporter"] == "executorch" and r["outcome"] == "fail"
+               and "Missing operator: " in r["traceback"])
+    blocks = extract(rec["traceback"])
+    native = [b for b in blocks if b.kind == "native"]
+    assert native and all(b.text.startswith("Missing operator: [") for b in native)
+    # each distinct line once, and no more than a few of them
+    assert len({b.text for b in native}) == len(native) <= 4
+    assert rec["traceback"].count("Missing operator: ") > len(native)
+    assert blocks[-1].kind == "exception"
+    assert blocks[-1].text == "RuntimeError: loading method forward failed with error 0x14"
+    # With a log prefix of another format, and read back alone, it is the same block.
+    line = "E 00:00:00.021213 executorch:method.cpp:554] Missing operator: [2] aten::sort.values"
+    assert extract(line)[0] == extract("Missing operator: [2] aten::sort.values")[0]
+    assert extract(line)[0].kind == "native"
