@@ -8,7 +8,8 @@ text in their own message; `warnings.warn` prints `path:line: UserWarning: messa
 The extractor returns every such exception block, in the order printed, the first
 errors of a C/C++ compiler printed outside them (AOTInductor's builds), and a native
 runtime's log lines that say why a Python exception followed or the process aborted
-(ExecuTorch's `ET_CHECK` failures and its missing-operator lines). When the text
+(ExecuTorch's `ET_CHECK` failures and its missing-operator lines), and the error a torch
+function logged before raising one that only says "check the warnings above". When the text
 holds no recognisable exception line (a user pasted part of a message, or a build log),
 the whole text is returned as one more block without a type.
 """
@@ -54,6 +55,11 @@ _NATIVE_LINE = re.compile(r"[^\n]{0,1000}?(?P<msg>(?:In function [^\n]{1,300}?\(
 # A method missing many operators logs each one, once per instruction that calls it: the
 # first few distinct lines name the cause.
 MAX_NATIVE_BLOCKS = 4
+# torch.export.load (2.9) logs the error that stopped it as a warning, then raises
+# "We ran into an error when deserializing the saved file. Please check the warnings above
+# for possible errors": the logged message is the cause. (2.13 logs the whole traceback,
+# whose exception line is read as any other.) The message may run on to the next lines.
+_LOGGED_ERROR = re.compile(r"[^\n]{0,1000}?(?P<msg>Ran into the following error when deserializing: .*)$")
 _TYPE_SUFFIX = re.compile(r"(?:Error|Exception|Warning|Exit|Interrupt|Failure|Failed|Fail|Unsupported|SymNode)$")
 _BOUNDARY = (
     "Traceback (most recent call last):",
@@ -66,7 +72,7 @@ _BOUNDARY = (
 class ExceptionBlock:
     type: str  # "" when the input held no recognisable exception line
     message: str
-    kind: str = "exception"  # "exception", "warning", "compiler", "native" or "text"
+    kind: str = "exception"  # "exception", "warning", "compiler", "native", "log" or "text"
 
     @property
     def text(self) -> str:
@@ -90,6 +96,10 @@ def _header(line: str) -> tuple[str, str, str] | None:
     m = _CLASS_HEADER.match(line)
     if m:
         return m["type"], m["msg"].strip(), "exception"
+    if "error when deserializing: " in line:
+        m = _LOGGED_ERROR.match(line)
+        if m:
+            return "", m["msg"].strip(), "log"
     if "Warning: " in line:
         m = _WARNING.match(line)
         if m:
@@ -171,7 +181,7 @@ def extract(text: str, *, already_clean: bool = False) -> list[ExceptionBlock]:
             body.append(line.rstrip())
             size += len(line) + 1
     close()
-    if all(b.kind in ("compiler", "native") for b in blocks):
+    if all(b.kind in ("compiler", "native", "log") for b in blocks):
         tail = text.strip()[-MAX_BLOCK_CHARS:]
         if tail:
             blocks.append(ExceptionBlock("", tail, "text"))

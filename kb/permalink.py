@@ -56,7 +56,7 @@ def _block_text(b: ExceptionBlock) -> str:
     if b.kind == "compiler":
         # As a compiler prints it (file:line:col: error: ...), so that it is read back as one.
         return f"<compiler>:1:1: {b.message}"
-    if b.kind == "native":
+    if b.kind in ("native", "log"):
         return b.message  # "In function f(), assert failed (...): ...", read back as one
     return b.text
 
@@ -87,7 +87,7 @@ def excerpt(text: str, keep: Sequence[str] = ()) -> Excerpt:
     blocks = original = bounded_blocks(extract(text, already_clean=True))
     # With no exception line anywhere the matcher read the text's tail, frames and all
     # (and the compiler errors in it, which that tail gives back when read again).
-    tail_only = all(b.kind in ("text", "compiler", "native") for b in blocks)
+    tail_only = all(b.kind in ("text", "compiler", "native", "log") for b in blocks)
     if tail_only:
         blocks = [b for b in blocks if b.kind == "text"] or blocks
     frames = [] if tail_only else _family_frames(text)

@@ -196,3 +196,25 @@ def test_an_executorch_missing_operator_log_line_is_a_block_before_the_exception
     line = "E 00:00:00.021213 executorch:method.cpp:554] Missing operator: [2] aten::sort.values"
     assert extract(line)[0] == extract("Missing operator: [2] aten::sort.values")[0]
     assert extract(line)[0].kind == "native"
+
+
+def test_the_error_torch_export_load_logged_before_check_the_warnings_above_is_a_block():
+    # torch 2.9's torch.export.load logs the error as a warning, then raises an exception
+    # that only points at it (observations/compat: a 2.9.1 .pt2 of a transformers model
+    # loaded where transformers was not imported).
+    rec = next(r for r in map(json.loads, (REPO / "observations" / "compat" / "loaded-on-2.9.1.jsonl")
+                                         .read_text().splitlines())
+               if r["exporter"] == "export" and "error when deserializing: Deserializing " in (r.get("traceback") or ""))
+    blocks = extract(rec["traceback"])
+    logged = [b for b in blocks if b.kind == "log"]
+    assert len(logged) == 1
+    assert logged[0].text.startswith("Ran into the following error when deserializing: Deserializing transformers.")
+    assert logged[0].text.endswith("in pytree is not registered.")
+    assert blocks[-1].text.startswith("RuntimeError: We ran into an error when deserializing the saved file.")
+    # Read back alone it is the same block; the message may go on over the next lines.
+    assert extract(logged[0].text)[0] == logged[0]
+    two = ("W x.py:451] Ran into the following error when deserializing: first line\nsecond line\n"
+           "Traceback (most recent call last):\nRuntimeError: We ran into an error")
+    assert [(b.kind, b.text) for b in extract(two)] == [
+        ("log", "Ran into the following error when deserializing: first line\nsecond line"),
+        ("exception", "RuntimeError: We ran into an error")]
