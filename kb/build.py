@@ -22,7 +22,7 @@ import sqlite_utils
 from . import __version__, devset, paths
 from .catalogue import Entry, load_catalogue
 from .classify import (Classification, best_match, classify, entry_ref, failure_blocks, failure_text, observed_texts,
-                       quoted_texts, run_texts)
+                       quoted_texts, run_texts, silent_match)
 from .devset import thread_key
 from .matcher import CALIBRATION_FILE, EntryRef, Matcher, prose_of
 from .normalize import clean
@@ -289,21 +289,23 @@ def _compat_records() -> list[dict]:
     return sorted(cells.values(), key=lambda r: r["key"])
 
 
-def _compat_rows(records: list[dict], matcher: Matcher):
-    """The compat table: each load or run, its failure classified. `runtime` says what ran the
-    artifact: a torch release (`loaded_on` is its release) or an onnxruntime of its own
-    (`loaded_on` is its version)."""
+def _compat_rows(records: list[dict], matcher: Matcher, entries: list[Entry]):
+    """The compat table: each load or run, its failure classified (a wrong result with no
+    error text by the entry that names the model among its silent ones). `runtime` says
+    what ran the artifact: a torch release (`loaded_on` is its release) or an onnxruntime
+    of its own (`loaded_on` is its version)."""
     release_of = version_status.release_of
     for rec in records:
         best = (best_match(failure_blocks(rec), matcher, rec["exporter"], text=failure_text(rec))
                 if rec["outcome"] == "fail" else None)
+        matched = best.id if best else silent_match(rec, entries) if rec["outcome"] == "fail" else None
         runtime = rec.get("runtime") or "torch"
         yield {"key": rec["key"], "exporter": rec["exporter"], "model": rec["model"], "entry": rec.get("entry"),
                "written_on": release_of(rec["written_on"]), "runtime": runtime,
                "loaded_on": release_of(rec["loaded_on"]) if runtime == "torch" else rec["runtime_version"],
                "outcome": rec["outcome"], "stage": rec.get("stage"), "exc_type": rec.get("exc_type"),
                "message": rec.get("message"), "traceback": rec.get("traceback"),
-               "matched_entry": best.id if best else None, "duration_s": rec.get("duration_s"),
+               "matched_entry": matched, "duration_s": rec.get("duration_s"),
                "written_onnxruntime": (rec.get("writer_versions") or {}).get("onnxruntime"),
                "loaded_onnxruntime": (rec.get("versions") or {}).get("onnxruntime")}
 
@@ -395,7 +397,7 @@ def build(db: Path | None = None, *, quiet: bool = True) -> BuildReport:
         fix_attempts, fix_summary = _fix_rows(read_observations(paths.observations_dir() / "fixes").records, matcher)
         kdb["fix_attempts"].insert_all(fix_attempts)
         kdb["entry_fixes"].insert_all(fix_summary)
-        kdb["compat"].insert_all(_compat_rows(compat, matcher))
+        kdb["compat"].insert_all(_compat_rows(compat, matcher, entries))
         release_runs = _release_rows(observations, classes, matcher, entries)
         kdb["release_runs"].insert_all(release_runs)
         kdb["release_rates"].insert_all(releases.rate_rows(releases.rates(release_runs)))

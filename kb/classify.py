@@ -103,10 +103,13 @@ def best_match(blocks: list[ExceptionBlock], matcher: Matcher, exporter: str | N
     return ranked[0]
 
 
-def _silent_match(rec: dict, entries) -> str | None:
-    """The entry that names this record's model among the silent wrong results it explains."""
-    return next((e.id for e in entries
-                 if e.explains_silently(rec["source"], rec["model"], rec["exporter"], rec["stage"])), None)
+def silent_match(rec: dict, entries) -> str | None:
+    """The entry that names this record's model among the silent wrong results it explains.
+    A compat record names a corpus model as "source:model" (its `source` is "corpus")."""
+    source, model = rec["source"], rec["model"]
+    if source == "corpus" and ":" in model:
+        source, model = model.split(":", 1)
+    return next((e.id for e in entries if e.explains_silently(source, model, rec["exporter"], rec.get("stage"))), None)
 
 
 def classify(rec: dict, matcher: Matcher, entries: list[Entry] = ()) -> Classification | None:
@@ -120,7 +123,7 @@ def classify(rec: dict, matcher: Matcher, entries: list[Entry] = ()) -> Classifi
         own = None  # an entry since removed from the catalogue
     best = best_match(blocks, matcher, rec.get("exporter"), own, text)
     matched, score = (best.id, best.score) if best else (None, None)
-    if best is None and (silent := _silent_match(rec, entries)):
+    if best is None and (silent := silent_match(rec, entries)):
         # No pattern can match a bare "disagrees with eager"; the entry names the model
         # it was diagnosed on. Score 1.0: a claim, not a similarity.
         matched, score = silent, 1.0

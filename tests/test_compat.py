@@ -249,3 +249,29 @@ def test_a_release_venv_gets_the_onnx_libraries_of_its_time_and_records_them(kb_
     assert written[0]["versions"] == {"torch": "2.9.1", "onnxscript": "0.5.4", "onnx-ir": "0.1.12"}
     plain = compat._write_key(case, "onnx", {"torch": "2.9.1", "onnxscript": "0.5.4"})
     assert written[0]["key"] != plain
+
+
+def test_a_wrong_result_with_no_error_names_the_entry_that_lists_the_model_as_silent(kb_db):
+    """A scripted ExportDB `decorator` loads everywhere and returns wrong values: no error
+    text for a pattern, but jit-script-drops-decorator names that model among its silent
+    ones, so the matrix links those cells to it (and to nothing else)."""
+    import sqlite3
+
+    from kb.catalogue import load_catalogue
+    from kb.classify import silent_match
+
+    entries = load_catalogue(REPO / "entries")
+    rec = {"source": "corpus", "model": "exportdb:decorator", "exporter": "jit-script", "stage": "numeric"}
+    assert silent_match(rec, entries) == "jit-script-drops-decorator"
+    assert silent_match({**rec, "exporter": "jit-trace"}, entries) is None
+    assert silent_match({**rec, "stage": "load"}, entries) is None
+    assert silent_match({"source": "exportdb", "model": "decorator", "exporter": "jit-script", "stage": "numeric"},
+                        entries) == "jit-script-drops-decorator"
+    conn = sqlite3.connect(kb_db)
+    try:
+        rows = conn.execute("select outcome, stage, matched_entry from compat "
+                            "where model = 'exportdb:decorator' and exporter = 'jit-script'").fetchall()
+    finally:
+        conn.close()
+    failed = [r for r in rows if r[0] == "fail"]
+    assert failed and all(r == ("fail", "numeric", "jit-script-drops-decorator") for r in failed)
