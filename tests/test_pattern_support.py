@@ -5,7 +5,7 @@ import sqlite_utils
 
 from kb import devset
 from kb.calibrate import FOLDS, fold_matchers, fold_of
-from kb.pattern_support import fold_only, pattern_support
+from kb.pattern_support import fold_only, pattern_support, quote_support, unquoted
 
 
 def _db(tmp_path, patterns, entry_texts, reports):
@@ -55,3 +55,23 @@ def test_fold_matchers_build_without_the_fold_s_own_patterns(kb_db):
     # The evidence base has such patterns (widened on reports): otherwise this guards nothing.
     assert dropped_any
     assert {fold_of(r.source) for r in train} == set(range(FOLDS))
+
+
+def test_a_quote_only_one_fold_stands_for_leaves_that_fold_s_prose(tmp_path):
+    db = sqlite_utils.Database(tmp_path / "kb.db")
+    db["entries"].insert({"id": "a", "patterns": "[]", "title": "T", "rule": "r",
+                          "cause": "It fails with `ValueError: only this report says so` or `RuntimeError: a run prints this`,"
+                                   " see `torch.export` and `torch.export.export`.",
+                          "fix": "f"})
+    db["entry_texts"].insert({"entry": "a", "seq": 0, "text": "RuntimeError: a run prints this"}, pk=("entry", "seq"))
+    db["report_texts"].insert_all([
+        {"seq": 0, "entry": "a", "thread": "t1", "text": "Traceback ...\nValueError: only this report says so"},
+        {"seq": 1, "entry": "a", "thread": "t2", "text": "RuntimeError: a run prints this"}])
+    support = quote_support(tmp_path / "kb.db")
+    # literals shorter than QUOTE_MIN are words of the prose, not quotes
+    assert set(support) == {("a", "ValueError: only this report says so"), ("a", "RuntimeError: a run prints this")}
+    dropped = fold_only(support, {"t1", "t2"}.__contains__)
+    assert dropped == {"a": frozenset({"ValueError: only this report says so"})}
+    assert fold_only(support, {"t2"}.__contains__) == {}
+    prose = unquoted("It fails with `ValueError: only this report says so` or `x`.", dropped["a"])
+    assert prose == "It fails with  or `x`."
