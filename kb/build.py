@@ -13,7 +13,6 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,7 +25,6 @@ from .classify import (Classification, best_match, classify, entry_ref, failure_
 from .devset import thread_key
 from .matcher import CALIBRATION_FILE, EntryRef, Matcher, prose_of
 from .normalize import clean
-from .pattern_support import unquoted, without
 from .observations import VERSIONED_LIBS, read_observations, run_of
 from . import graph_breaks, releases, version_status
 from .version_status import EntryVersions
@@ -461,22 +459,13 @@ def learned_texts(observed: dict[str, list[str]], report_rows: list[dict], ids: 
     return learned, unexplained
 
 
-def matcher_inputs(db: Path | None = None, *, exclude_threads: frozenset[str] = frozenset(),
-                   drop_patterns: Mapping[str, frozenset[str]] | None = None,
-                   drop_quotes: Mapping[str, frozenset[str]] | None = None):
-    """What the matcher is built from, as kb.db holds it: (entries, learned texts, texts no entry explains).
-
-    `exclude_threads`, `drop_patterns` and `drop_quotes` (entry id -> patterns, or quoted
-    errors in its prose) leave out what a fold's reports taught, for kb.calibrate's
-    out-of-fold scores (kb.pattern_support)."""
+def matcher_inputs(db: Path | None = None, *, exclude_threads: frozenset[str] = frozenset()):
+    """What the matcher is built from, as kb.db holds it: (entries, learned texts, texts no entry explains)."""
     db = Path(db or paths.db_path())
     kdb = sqlite_utils.Database(db)
-    drop, quotes = drop_patterns or {}, drop_quotes or {}
     refs = [
-        EntryRef(r["id"], r["title"], tuple(json.loads(r["exporters"])),
-                 without(json.loads(r["patterns"]), drop.get(r["id"], frozenset())),
-                 unquoted(prose_of(r["title"], r["rule"], r["cause"], r["fix"]), quotes.get(r["id"], frozenset())),
-                 tuple(json.loads(r["tags"])),
+        EntryRef(r["id"], r["title"], tuple(json.loads(r["exporters"])), tuple(json.loads(r["patterns"])),
+                 prose_of(r["title"], r["rule"], r["cause"], r["fix"]), tuple(json.loads(r["tags"])),
                  tuple(tuple(pair) for pair in json.loads(r["pattern_context"])))
         for r in kdb.query("select id, title, exporters, patterns, pattern_context, rule, cause, fix, tags "
                            "from entries order by id")
@@ -490,7 +479,5 @@ def matcher_inputs(db: Path | None = None, *, exclude_threads: frozenset[str] = 
 
 
 def load_matcher(db: Path | None = None, *, exclude_threads: frozenset[str] = frozenset(),
-                 drop_patterns: Mapping[str, frozenset[str]] | None = None,
-                 drop_quotes: Mapping[str, frozenset[str]] | None = None, calibration=None) -> Matcher:
-    return Matcher(*matcher_inputs(db, exclude_threads=exclude_threads, drop_patterns=drop_patterns,
-                                   drop_quotes=drop_quotes), calibration=calibration)
+                 calibration=None) -> Matcher:
+    return Matcher(*matcher_inputs(db, exclude_threads=exclude_threads), calibration=calibration)

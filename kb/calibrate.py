@@ -4,12 +4,7 @@
     python -m kb.calibrate --check  # exit 1 if the committed file is not what a fit gives
 
 Every train report is scored by a matcher that has not seen its thread (FOLDS folds by
-thread), so a report's own wording never inflates its similarity; nor the entry patterns
-and the errors quoted in entries' prose that only its fold's reports stand for
-(kb.pattern_support: written from those reports, no run prints them). With those patterns
-kept, out of fold, top-1 on train was 87.7% and the threshold 0.624; without them 83.4%
-and 0.712 (336 reports). Leaving the quotes out as well took top-1 from 83.3% to 81.8%
-(359 reports). Both moves bring the figure closer to what unseen text gets. Each candidate entry
+thread), so a report's own wording never inflates its similarity. Each candidate entry
 of each report is one row: its features (kb.matcher.FEATURES) and whether it is the
 report's label. (The entries' own failing runs were tried as samples too, with and
 without a feature for an exactly recorded wording: the threshold on reports rose and
@@ -47,7 +42,6 @@ from .evidence import exporter_family
 from .extract import extract
 from .matcher import CALIBRATION_FILE, DEFAULT_CALIBRATION, FEATURES, Calibration, Matcher, text_internal
 from .normalize import clean
-from .pattern_support import fold_only, pattern_support, quote_support
 
 FOLDS = 5
 L2 = 0.5
@@ -78,17 +72,12 @@ def candidate_features(matcher: Matcher, text: str) -> list[tuple[str, dict[str,
 
 
 def fold_matchers(reports: list[devset.Report], db: Path, calibration: Calibration | None = None):
-    """(fold's reports, a matcher built without what those reports' threads taught), for each
-    fold: their wordings, and the patterns and prose quotes that only they stand for
-    (kb.pattern_support)."""
-    patterns, quotes = pattern_support(db), quote_support(db)
+    """(fold's reports, a matcher built without those reports' threads), for each fold."""
     for k in range(FOLDS):
         fold = [r for r in reports if fold_of(r.source) == k]
         if fold:
-            threads = frozenset(thread_key(r.source) for r in fold)
-            yield fold, load_matcher(db, exclude_threads=threads,
-                                     drop_patterns=fold_only(patterns, threads.__contains__),
-                                     drop_quotes=fold_only(quotes, threads.__contains__), calibration=calibration)
+            yield fold, load_matcher(db, exclude_threads=frozenset(thread_key(r.source) for r in fold),
+                                     calibration=calibration)
 
 
 def out_of_fold(reports: list[devset.Report], db: Path) -> list[Scored]:
