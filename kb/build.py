@@ -294,9 +294,10 @@ def _compat_rows(records: list[dict], matcher: Matcher, entries: list[Entry]):
     of its own (`loaded_on` is its version)."""
     release_of = version_status.release_of
     for rec in records:
-        best = (best_match(failure_blocks(rec), matcher, rec["exporter"], text=failure_text(rec))
-                if rec["outcome"] == "fail" else None)
-        matched = best.id if best else silent_match(rec, entries) if rec["outcome"] == "fail" else None
+        matched = None
+        if rec["outcome"] == "fail":
+            best = best_match(failure_blocks(rec), matcher, rec["exporter"], text=failure_text(rec))
+            matched = best.id if best else silent_match(rec, entries)
         runtime = rec.get("runtime") or "torch"
         yield {"key": rec["key"], "exporter": rec["exporter"], "model": rec["model"], "entry": rec.get("entry"),
                "written_on": release_of(rec["written_on"]), "runtime": runtime,

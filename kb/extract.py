@@ -60,6 +60,10 @@ MAX_NATIVE_BLOCKS = 4
 # for possible errors": the logged message is the cause. (2.13 logs the whole traceback,
 # whose exception line is read as any other.) The message may run on to the next lines.
 _LOGGED_ERROR = re.compile(r"[^\n]{0,1000}?(?P<msg>Ran into the following error when deserializing: .*)$")
+# Kinds of block that stand for a line printed outside any exception's message (a
+# compiler's error, a runtime's log line): when these are all a text holds, its tail is
+# read as well.
+LOG_KINDS = ("compiler", "native", "log")
 _TYPE_SUFFIX = re.compile(r"(?:Error|Exception|Warning|Exit|Interrupt|Failure|Failed|Fail|Unsupported|SymNode)$")
 _BOUNDARY = (
     "Traceback (most recent call last):",
@@ -181,7 +185,7 @@ def extract(text: str, *, already_clean: bool = False) -> list[ExceptionBlock]:
             body.append(line.rstrip())
             size += len(line) + 1
     close()
-    if all(b.kind in ("compiler", "native", "log") for b in blocks):
+    if all(b.kind in LOG_KINDS for b in blocks):
         tail = text.strip()[-MAX_BLOCK_CHARS:]
         if tail:
             blocks.append(ExceptionBlock("", tail, "text"))

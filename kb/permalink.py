@@ -21,7 +21,7 @@ from typing import Sequence
 from urllib.parse import urlencode
 
 from .evidence import exporter_family, family_frames, raising_frame
-from .extract import ExceptionBlock, extract
+from .extract import LOG_KINDS, ExceptionBlock, extract
 from .matcher import bounded_blocks, text_internal
 
 BOUNDARY = "The above exception was the direct cause of the following exception:"
@@ -57,7 +57,7 @@ def _block_text(b: ExceptionBlock) -> str:
         # As a compiler prints it (file:line:col: error: ...), so that it is read back as one.
         return f"<compiler>:1:1: {b.message}"
     if b.kind in ("native", "log"):
-        return b.message  # "In function f(), assert failed (...): ...", read back as one
+        return b.message  # "In function f(), assert failed ...", "Ran into ...": read back as one
     return b.text
 
 
@@ -87,7 +87,7 @@ def excerpt(text: str, keep: Sequence[str] = ()) -> Excerpt:
     blocks = original = bounded_blocks(extract(text, already_clean=True))
     # With no exception line anywhere the matcher read the text's tail, frames and all
     # (and the compiler errors in it, which that tail gives back when read again).
-    tail_only = all(b.kind in ("text", "compiler", "native", "log") for b in blocks)
+    tail_only = all(b.kind == "text" or b.kind in LOG_KINDS for b in blocks)
     if tail_only:
         blocks = [b for b in blocks if b.kind == "text"] or blocks
     frames = [] if tail_only else _family_frames(text)
