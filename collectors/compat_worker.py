@@ -210,15 +210,36 @@ def _torch_load(path: Path):
 
 # -- writing -------------------------------------------------------------------------
 
+def legacy_input_names(model, args: tuple, kwargs: dict) -> list[str]:
+    """input_<i> for each tensor, listed in the order of the legacy exporter's graph inputs.
+
+    `input_names` name the graph's inputs positionally, and the legacy exporter lays out
+    keyword inputs in forward's signature order, not in the order the dict gives them
+    (LayoutLM's case passes `attention_mask` before `bbox`; forward takes `bbox` first).
+    Each name keeps the index of its tensor in tensors_of's flattening order, which is
+    the order the loader's feeds come in, so every input gets its own tensor back."""
+    index = len(tensors_of(args))
+    names = [f"input_{i}" for i in range(index)]
+    spans = {}
+    for key, value in kwargs.items():
+        count = len(tensors_of(value))
+        spans[key] = range(index, index + count)
+        index += count
+    order = list(inspect.signature(model.forward).parameters)
+    for key in sorted(kwargs, key=lambda k: order.index(k) if k in order else len(order)):
+        names += [f"input_{i}" for i in spans[key]]
+    return names
+
+
 def _onnx_export(model, args, kwargs, path: Path, dynamo: bool) -> None:
     import torch
 
     params = inspect.signature(torch.onnx.export).parameters
     if not dynamo:
-        # Every tensor input named input_<i>, in flattening order: the exporter drops inputs
-        # the trace never reads, and the loader then still feeds each one by name.
+        # Every tensor input named input_<i>, i its place in flattening order: the exporter
+        # drops inputs the trace never reads, and the loader then still feeds each one by name.
         extra = {"dynamo": False} if "dynamo" in params else {}
-        extra["input_names"] = [f"input_{i}" for i in range(len(tensors_of((args, kwargs))))]
+        extra["input_names"] = legacy_input_names(model, args, kwargs)
         torch.onnx.export(model, args, str(path), kwargs=kwargs or None, **extra) if "kwargs" in params and kwargs \
             else torch.onnx.export(model, args + ((kwargs,) if kwargs else ()), str(path), **extra)
         return

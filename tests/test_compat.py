@@ -275,3 +275,28 @@ def test_a_wrong_result_with_no_error_names_the_entry_that_lists_the_model_as_si
         conn.close()
     failed = [r for r in rows if r[0] == "fail"]
     assert failed and all(r == ("fail", "numeric", "jit-script-drops-decorator") for r in failed)
+
+
+def test_legacy_onnx_keyword_inputs_are_fed_by_forward_s_order_not_the_dict_s(tmp_path):
+    """The legacy exporter lays keyword inputs out in forward's signature order. A case whose
+    dict lists them otherwise (LayoutLM: attention_mask before bbox) must still feed each
+    graph input its own tensor; named in dict order, bbox went to attention_mask's input and
+    onnxruntime refused it ("Invalid rank for input: input_2")."""
+    import torch
+
+    sys.path.insert(0, str(REPO))
+    from collectors.compat_worker import _onnx_export, _ort_run, legacy_input_names, tensors_of
+
+    class Layout(torch.nn.Module):
+        def forward(self, input_ids, bbox=None, attention_mask=None):
+            return input_ids.float() * attention_mask + bbox.float().sum(-1)
+
+    model = Layout().eval()
+    kwargs = {"input_ids": torch.arange(6).reshape(2, 3), "attention_mask": torch.tensor([[1.0, 1, 0], [1, 0, 0]]),
+              "bbox": torch.arange(24).reshape(2, 3, 4)}
+    assert legacy_input_names(model, (), kwargs) == ["input_0", "input_2", "input_1"]
+    path = tmp_path / "model.onnx"
+    _onnx_export(model, (), kwargs, path, dynamo=False)
+    feeds = [t.numpy() for t in tensors_of(((), kwargs))]
+    (got,) = _ort_run(path, feeds)
+    torch.testing.assert_close(torch.from_numpy(got), model(**kwargs))
