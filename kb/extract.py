@@ -50,8 +50,18 @@ MAX_COMPILER_BLOCKS = 2
 # - an operator the runtime has no kernel for, logged while a method loads; the Python
 #   exception that follows says only "loading method forward failed with error 0x14"
 #   ("[method.cpp:554] Missing operator: [6] dim_order_ops::_clone_dim_order.out").
+# - any other line of ExecuTorch's log format ("[program.cpp:114] msg" from the Python
+#   runtime, "E 00:00:00.085019 executorch:method.cpp:829] msg" from a C++ runner) whose
+#   message says something failed: "File size is too small. Expected file size from
+#   extended header is 21536, ...", "Check failed (all_contiguous || all_channels_last)",
+#   "Error setting input 0: 0x10". Its progress lines ("Method loaded.") and the pieces of
+#   a tensor it prints line by line say nothing.
 _NATIVE_LINE = re.compile(r"[^\n]{0,1000}?(?P<msg>(?:In function [^\n]{1,300}?\(\), assert failed[ :(]"
                           r"|Missing operator: )[^\n]*)$")
+_RUNTIME_LOG_LINE = re.compile(
+    r"\s*(?:(?:[EWIFD] )?\d\d:\d\d:\d\d\.\d+ executorch:|\[)[\w./-]{1,200}\.(?:cpp|cc|h|mm):\d{1,6}\] "
+    r"(?P<msg>[^\n]*?(?:[Ff]ail|[Ee]rror|[Mm]issing|not found|too small|too large|[Ii]nvalid|[Mm]ismatch"
+    r"|Attempted to|[Uu]nsupported|[Cc]annot|[Cc]ould not)[^\n]*)$")
 # A method missing many operators logs each one, once per instruction that calls it: the
 # first few distinct lines name the cause.
 MAX_NATIVE_BLOCKS = 4
@@ -161,6 +171,15 @@ def extract(text: str, *, already_clean: bool = False) -> list[ExceptionBlock]:
             current = (header[0], header[2])
             body, size = [header[1]], len(header[1])
             continue
+        if current is not None and (stripped in _BOUNDARY
+                                    or (current[1] == "warning" and line[:1] not in ("", " ", "\t"))):
+            # warnings.warn prints the message, then the indented source line; the next
+            # unindented line is someone else's output (a log line, another message), read
+            # below as any line outside an exception.
+            close()
+            current, body = None, []
+            if stripped in _BOUNDARY:
+                continue
         if current is None:
             # A compiler's error printed outside any exception (before the traceback, or a
             # build log pasted alone) is a block of its own; inside an exception's message
@@ -169,17 +188,12 @@ def extract(text: str, *, already_clean: bool = False) -> list[ExceptionBlock]:
                     and (c := _COMPILER_ERROR.match(line))):
                 blocks.append(ExceptionBlock("", c["msg"].strip(), "compiler"))
                 compiler_blocks += 1
-            elif (("assert failed" in line or "Missing operator: " in line) and len(line) <= MAX_HEADER_LINE
-                  and (n := _NATIVE_LINE.match(line)) and len(native) < MAX_NATIVE_BLOCKS
+            elif (("assert failed" in line or "Missing operator: " in line or "] " in line)
+                  and len(line) <= MAX_HEADER_LINE and len(native) < MAX_NATIVE_BLOCKS
+                  and (n := _NATIVE_LINE.match(line) or _RUNTIME_LOG_LINE.match(line))
                   and (msg := n["msg"].strip()) not in native):
                 native.add(msg)
                 blocks.append(ExceptionBlock("", msg, "native"))
-            continue
-        # warnings.warn prints the message, then the indented source line; the next
-        # unindented line is someone else's output (a log line, another message).
-        if stripped in _BOUNDARY or (current[1] == "warning" and line[:1] not in ("", " ", "\t")):
-            close()
-            current, body = None, []
             continue
         if size < MAX_BLOCK_CHARS:
             body.append(line.rstrip())
