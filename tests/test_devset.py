@@ -5,6 +5,7 @@ evaluated and published, never asserted on: a test figure that a test enforced w
 be one that someone tuned towards.
 """
 import json
+import re
 import sqlite3
 
 import pytest
@@ -35,6 +36,15 @@ def test_every_report_is_complete_and_labelled_with_a_real_entry_or_a_cause():
             assert row["label"] in IDS or row["label"].startswith("none:"), where
             assert row["expected"] == (None if row["label"].startswith("none:") else row["label"]), where
             assert row["text"].strip(), where
+
+
+def test_every_none_cause_is_in_the_readme_vocabulary():
+    """A `none:` slug is how reports of one missing cause are counted together; one that
+    only its own report knows cannot be counted, nor found by the next helper."""
+    readme = (REPO / "devset" / "reports" / "README.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"^\| `(none:[a-z0-9-]+)` \|", readme, re.M))
+    used = {r.label for r in devset.load() if r.label.startswith("none:")}
+    assert used <= documented, sorted(used - documented)
 
 
 def test_the_evidence_base_is_large_and_covers_every_exporter():
