@@ -56,8 +56,12 @@ def _block_text(b: ExceptionBlock) -> str:
     if b.kind == "compiler":
         # As a compiler prints it (file:line:col: error: ...), so that it is read back as one.
         return f"<compiler>:1:1: {b.message}"
-    if b.kind in ("native", "log"):
-        return b.message  # "In function f(), assert failed ...", "Ran into ...": read back as one
+    if b.kind == "native":
+        # As ExecuTorch's runtime logs it ("[file.cpp:line] message"), so that it is read back
+        # as one whatever form gave it: a bare "Check failed ..." is not a log line.
+        return f"[runtime.cpp:1] {b.message}"
+    if b.kind == "log":
+        return b.message  # "Ran into the following error when deserializing: ...": read back as one
     return b.text
 
 
