@@ -20,25 +20,20 @@ if str(REPO) not in sys.path:
 from kb import devset  # noqa: E402
 from kb.build import ensure_built  # noqa: E402
 from kb.calibrate import fold_matchers  # noqa: E402
+from kb.evaluate import Tally, answers  # noqa: E402
 
 
 def main() -> int:
     db, _ = ensure_built()
     reports = [r for r in devset.train() if r.text.strip()]
-    tally: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # reports, labelled, right first, confidently wrong
+    tally: dict[str, Tally] = defaultdict(Tally)
     for fold, matcher in fold_matchers(reports, db):
         for r in fold:
-            result = matcher.search(r.text)
-            shown = [m.id for m in result.shown]
-            confident = [m.id for m in result.confident if m.tie] or [m.id for m in result.confident[:1]]
-            t = tally[r.origin]
-            t[0] += 1
-            t[1] += r.expected is not None
-            t[2] += r.expected is not None and shown[:1] == [r.expected]
-            t[3] += bool(confident) and r.expected not in confident
+            tally[r.origin].add(r, *answers(matcher.search(r.text)))
     print(f"{'file':34} {'n':>4} {'lab':>4} {'top-1':>7} {'c-wrong':>8}")
-    for origin, (n, lab, right, wrong) in sorted(tally.items()):
-        print(f"{origin:34} {n:4d} {lab:4d} {right / max(lab, 1):7.1%} {wrong / n:8.1%}")
+    for origin, t in sorted(tally.items()):
+        print(f"{origin:34} {t.reports:4d} {t.labelled:4d} {t.top1 / max(t.labelled, 1):7.1%} "
+              f"{t.confidently_wrong / t.reports:8.1%}")
     return 0
 
 

@@ -120,6 +120,13 @@ def _matchers_for(reports: list[devset.Report], db: Path):
         yield from ((r, matcher) for r in fold)
 
 
+def answers(result) -> tuple[list[str], list[str]]:
+    """What a search shows, and its confident answer: the best entry, or every entry of a
+    tie (shown together as equally likely, so the right one among them is not a wrong answer)."""
+    confident = [m.id for m in result.confident if m.tie] or [m.id for m in result.confident[:1]]
+    return [m.id for m in result.shown], confident
+
+
 def evaluate(reports: list[devset.Report], db: Path) -> Evaluation:
     ev = Evaluation(defaultdict(lambda: defaultdict(Tally)), defaultdict(lambda: defaultdict(Tally)))
     conn = sqlite3.connect(db)
@@ -127,11 +134,7 @@ def evaluate(reports: list[devset.Report], db: Path) -> Evaluation:
         for report, matcher in _matchers_for(reports, db):
             if not report.text.strip():
                 continue
-            result = matcher.search(report.text)
-            shown = [m.id for m in result.shown]
-            # The confident answer: the best entry, or every entry of a tie (shown together
-            # as equally likely, so the right one among them is not a wrong answer).
-            confident = [m.id for m in result.confident if m.tie] or [m.id for m in result.confident[:1]]
+            shown, confident = answers(matcher.search(report.text))
             ranking = fts_ranking(conn, report.text)
             for exp in ("all", report.exporter or "unknown"):
                 ev.matcher[report.split][exp].add(report, shown, confident)
