@@ -13,9 +13,10 @@ import hashlib
 import json
 import os
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import re2
 import sqlite_utils
 
 from . import __version__, devset, paths
@@ -23,7 +24,8 @@ from .catalogue import Entry, load_catalogue
 from .classify import (Classification, best_match, classify, entry_ref, failure_blocks, failure_text, observed_texts,
                        quoted_texts, run_texts, silent_match)
 from .devset import thread_key
-from .matcher import CALIBRATION_FILE, EntryRef, Matcher, prose_of
+from .extract import extract
+from .matcher import _RE2_OPTIONS, CALIBRATION_FILE, EntryRef, Matcher, prose_of
 from .normalize import clean
 from .observations import VERSIONED_LIBS, read_observations, run_of
 from . import graph_breaks, releases, version_status
@@ -476,7 +478,44 @@ def matcher_inputs(db: Path | None = None, *, exclude_threads: frozenset[str] = 
         observed.setdefault(r["entry"], []).append(r["text"])
     reports = list(kdb.query("select * from report_texts order by seq"))
     learned, unexplained = learned_texts(observed, reports, {r.id for r in refs}, exclude_threads)
+    if exclude_threads:
+        everything, _ = learned_texts(observed, reports, {r.id for r in refs})
+        refs = fold_patterns(refs, everything, learned)
     return refs, learned, unexplained
+
+
+def _supported(pattern, context, texts: list[str]) -> bool:
+    """Whether one of the texts has an exception the pattern names (with its context)."""
+    for text in texts:
+        if context is not None and context.search(text) is None:
+            continue
+        if any(pattern.search(b.text) for b in extract(text, already_clean=True)):
+            return True
+    return False
+
+
+def fold_patterns(refs: list[EntryRef], everything: dict[str, list[str]],
+                  kept: dict[str, list[str]]) -> list[EntryRef]:
+    """The entries as a matcher that never saw the left-out threads would have them.
+
+    A pattern is written from the texts known for its entry: runs and train reports. One
+    that names some of them, but none left once a fold's threads are out, was written
+    for that fold's reports, so scoring them with it would grade the pattern on what it
+    was made from. It is dropped for that fold. A pattern that names no known text at
+    all (written from the exporter's source) owes nothing to any fold and stays."""
+    out = []
+    for ref in refs:
+        contexts = dict(ref.contexts)
+        keep = []
+        for p in ref.patterns:
+            rx = re2.compile(p, _RE2_OPTIONS)
+            cx = re2.compile(contexts[p], _RE2_OPTIONS) if p in contexts else None
+            if _supported(rx, cx, kept.get(ref.id, [])) or not _supported(rx, cx, everything.get(ref.id, [])):
+                keep.append(p)
+        if len(keep) != len(ref.patterns):
+            ref = replace(ref, patterns=tuple(keep), contexts=tuple((p, c) for p, c in ref.contexts if p in keep))
+        out.append(ref)
+    return out
 
 
 def load_matcher(db: Path | None = None, *, exclude_threads: frozenset[str] = frozenset(),

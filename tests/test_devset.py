@@ -161,3 +161,19 @@ def test_the_stage_groups_split_every_report_once(train_eval):
     after = [r for r in REPORTS if r.split == "train" and r.stage in ("save", "load", "run")]
     assert after and all(r.stage_group == "after-export" for r in after)
     assert groups["after-export"].reports == len([r for r in after if r.text.strip()])
+
+
+def test_a_fold_loses_the_patterns_only_its_own_reports_justify():
+    """Out of fold, a pattern written for the left-out reports is not graded on them; one a
+    run or another fold's report supports stays, and so does one no known text supports."""
+    from kb.build import fold_patterns
+    from kb.matcher import EntryRef
+    ref = EntryRef("e", "t", ("export",), ("only the fold", "a run too", "from the source", "ctx"),
+                   contexts=(("ctx", r"model\.py"),))
+    fold_text = 'File "model.py", line 3\nRuntimeError: only the fold says ctx\n'
+    run_text = "RuntimeError: a run too says ctx\n"
+    (kept,) = fold_patterns([ref], {"e": [fold_text, run_text]}, {"e": [run_text]})
+    assert kept.patterns == ("a run too", "from the source")
+    assert kept.contexts == ()
+    (whole,) = fold_patterns([ref], {"e": [fold_text, run_text]}, {"e": [fold_text, run_text]})
+    assert whole == ref
