@@ -63,8 +63,8 @@ MAX_INTERNAL = 2
 # Exception texts whose similarities a matcher remembers (a few MB at most).
 SIM_CACHE = 16384
 FEATURES = ("pattern", "pattern_cause", "pattern_alone", "pattern_specific", "pattern_shared", "sim", "sim_margin",
-            "type_match", "type_clash", "family_agree", "family_clash", "unexplained_margin", "unexplained_close", "prose", "prose_lead",
-            "internal", "internal_other", "internal_explained")
+            "type_match", "type_clash", "family_agree", "family_clash", "unexplained_margin", "unexplained_close",
+            "prose", "prose_lead", "internal", "internal_other", "internal_explained")
 # The tag by which an entry says it explains exporters' own bugs as a class; such an
 # entry is a candidate whenever a failure has that shape (evidence.internal_error_shape).
 INTERNAL_TAG = "internal-error"
@@ -290,7 +290,8 @@ class Matcher:
                 own.add((owner, i))
         return hits, spans, own
 
-    def _hits_by_pattern(self, blocks: Sequence[ExceptionBlock], text: str | None, skip: set[int] | frozenset = frozenset()):
+    def _hits_by_pattern(self, blocks: Sequence[ExceptionBlock], text: str | None,
+                         skip: set[int] | frozenset[int] = frozenset()):
         """(pattern index into _flat, (block index, length of the text it matched)) for
         each pattern that names a block, block by block; patterns in `skip` are not tried."""
         whole = _Whole(blocks, text)
