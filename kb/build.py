@@ -484,12 +484,13 @@ def matcher_inputs(db: Path | None = None, *, exclude_threads: frozenset[str] = 
     return refs, learned, unexplained
 
 
-def _supported(pattern, context, texts: list[str]) -> bool:
-    """Whether one of the texts has an exception the pattern names (with its context)."""
-    for text in texts:
+def _supported(pattern, context, texts: list[tuple[str, list[str]]]) -> bool:
+    """Whether one of the (text, its exceptions' texts) has an exception the pattern names
+    (with its context)."""
+    for text, blocks in texts:
         if context is not None and context.search(text) is None:
             continue
-        if any(pattern.search(b.text) for b in extract(text, already_clean=True)):
+        if any(pattern.search(b) for b in blocks):
             return True
     return False
 
@@ -503,6 +504,14 @@ def fold_patterns(refs: list[EntryRef], everything: dict[str, list[str]],
     for that fold's reports, so scoring them with it would grade the pattern on what it
     was made from. It is dropped for that fold. A pattern that names no known text at
     all (written from the exporter's source) owes nothing to any fold and stays."""
+    blocks: dict[str, list[str]] = {}  # each text's exceptions, extracted once for all its entry's patterns
+
+    def read(texts: list[str]) -> list[tuple[str, list[str]]]:
+        for t in texts:
+            if t not in blocks:
+                blocks[t] = [b.text for b in extract(t, already_clean=True)]
+        return [(t, blocks[t]) for t in texts]
+
     out = []
     for ref in refs:
         contexts = dict(ref.contexts)
@@ -510,7 +519,8 @@ def fold_patterns(refs: list[EntryRef], everything: dict[str, list[str]],
         for p in ref.patterns:
             rx = re2.compile(p, _RE2_OPTIONS)
             cx = re2.compile(contexts[p], _RE2_OPTIONS) if p in contexts else None
-            if _supported(rx, cx, kept.get(ref.id, [])) or not _supported(rx, cx, everything.get(ref.id, [])):
+            if (_supported(rx, cx, read(kept.get(ref.id, [])))
+                    or not _supported(rx, cx, read(everything.get(ref.id, [])))):
                 keep.append(p)
         if len(keep) != len(ref.patterns):
             ref = replace(ref, patterns=tuple(keep), contexts=tuple((p, c) for p, c in ref.contexts if p in keep))
