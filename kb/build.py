@@ -16,7 +16,6 @@ import sqlite3
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import re2
 import sqlite_utils
 
 from . import __version__, devset, paths
@@ -25,9 +24,10 @@ from .classify import (Classification, best_match, classify, entry_ref, failure_
                        quoted_texts, run_texts, silent_match)
 from .devset import thread_key
 from .extract import extract
-from .matcher import _RE2_OPTIONS, CALIBRATION_FILE, EntryRef, Matcher, prose_of
+from .matcher import CALIBRATION_FILE, EntryRef, Matcher, prose_of
 from .normalize import clean
 from .observations import VERSIONED_LIBS, read_observations, run_of
+from .patternset import PatternSet
 from . import graph_breaks, releases, version_status
 from .version_status import EntryVersions
 
@@ -484,17 +484,6 @@ def matcher_inputs(db: Path | None = None, *, exclude_threads: frozenset[str] = 
     return refs, learned, unexplained
 
 
-def _supported(pattern, context, texts: list[tuple[str, list[str]]]) -> bool:
-    """Whether one of the (text, its exceptions' texts) has an exception the pattern names
-    (with its context)."""
-    for text, blocks in texts:
-        if context is not None and context.search(text) is None:
-            continue
-        if any(pattern.search(b) for b in blocks):
-            return True
-    return False
-
-
 def fold_patterns(refs: list[EntryRef], everything: dict[str, list[str]],
                   kept: dict[str, list[str]]) -> list[EntryRef]:
     """The entries as a matcher that never saw the left-out threads would have them.
@@ -504,24 +493,22 @@ def fold_patterns(refs: list[EntryRef], everything: dict[str, list[str]],
     for that fold's reports, so scoring them with it would grade the pattern on what it
     was made from. It is dropped for that fold. A pattern that names no known text at
     all (written from the exporter's source) owes nothing to any fold and stays."""
-    blocks: dict[str, list[str]] = {}  # each text's exceptions, extracted once for all its entry's patterns
+    patterns = PatternSet(refs)
+    named: dict[str, set[int]] = {}  # each known text -> the patterns that name it, found once
 
-    def read(texts: list[str]) -> list[tuple[str, list[str]]]:
+    def naming(texts: list[str]) -> set[int]:
         for t in texts:
-            if t not in blocks:
-                blocks[t] = [b.text for b in extract(t, already_clean=True)]
-        return [(t, blocks[t]) for t in texts]
+            if t not in named:
+                named[t] = patterns.named(extract(t, already_clean=True), t)
+        return set().union(*(named[t] for t in texts))
 
     out = []
+    k = 0
     for ref in refs:
-        contexts = dict(ref.contexts)
-        keep = []
-        for p in ref.patterns:
-            rx = re2.compile(p, _RE2_OPTIONS)
-            cx = re2.compile(contexts[p], _RE2_OPTIONS) if p in contexts else None
-            if (_supported(rx, cx, read(kept.get(ref.id, [])))
-                    or not _supported(rx, cx, read(everything.get(ref.id, [])))):
-                keep.append(p)
+        mine = range(k, k + len(ref.patterns))
+        k += len(ref.patterns)
+        in_kept, in_all = naming(kept.get(ref.id, [])), naming(everything.get(ref.id, []))
+        keep = [p for p, j in zip(ref.patterns, mine) if j in in_kept or j not in in_all]
         if len(keep) != len(ref.patterns):
             ref = replace(ref, patterns=tuple(keep), contexts=tuple((p, c) for p, c in ref.contexts if p in keep))
         out.append(ref)

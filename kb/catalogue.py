@@ -14,7 +14,7 @@ from pathlib import Path
 
 import re2
 
-from .matcher import _RE2_OPTIONS  # validate patterns with the options the matcher compiles them with
+from .patternset import RE2_OPTIONS  # validate patterns with the options the matcher compiles them with
 from .observations import ENTRY_LIBS
 from .script_imports import imported_modules, imports_package
 
@@ -120,7 +120,7 @@ class Entry:
         return stage == "numeric" and exporter in self.exporters and f"{source}/{model}" in self.silent_models
 
     def compiled_patterns(self) -> list:
-        return [re2.compile(p, _RE2_OPTIONS) for p in self.patterns]
+        return [re2.compile(p, RE2_OPTIONS) for p in self.patterns]
 
     def exporter_for(self, case: str) -> str:
         """Exporter a case exercises: declared in [cases], else the entry's first."""
@@ -210,7 +210,7 @@ def load_entry(folder: Path) -> Entry:
     patterns = _str_list(data, "patterns", where)
     for p in patterns:
         try:
-            re2.compile(p, _RE2_OPTIONS)
+            re2.compile(p, RE2_OPTIONS)
         except re2.error as exc:
             detail = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else exc
             raise EntryError(
@@ -319,7 +319,7 @@ def _pattern_context(data: dict, patterns: tuple[str, ...], where: str) -> dict[
         if pattern not in patterns:
             raise EntryError(f"{where}: [pattern_context] names {pattern!r}, which is not one of the entry's patterns")
         try:
-            re2.compile(context, _RE2_OPTIONS)
+            re2.compile(context, RE2_OPTIONS)
         except re2.error:
             raise EntryError(f"{where}: [pattern_context] expression {context!r} is not valid RE2 syntax") from None
     return dict(raw)

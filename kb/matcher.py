@@ -41,12 +41,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-import re2
-
 from .evidence import exception_type, exporter_family, internal_error_shape
 from .extract import FRAME_LINE, ExceptionBlock, extract
 from .normalize import clean
-from .prefilter import Prefilter
+from .patternset import PatternSet
 from .simindex import SimIndex, head, prose_tokens, text_tokens
 from .textin import InputText, read_input
 
@@ -68,8 +66,6 @@ FEATURES = ("pattern", "pattern_cause", "pattern_alone", "pattern_specific", "pa
 # The tag by which an entry says it explains exporters' own bugs as a class; such an
 # entry is a candidate whenever a failure has that shape (evidence.internal_error_shape).
 INTERNAL_TAG = "internal-error"
-_RE2_OPTIONS = re2.Options()
-_RE2_OPTIONS.log_errors = False
 
 
 def pattern_literal(pattern: str) -> str:
@@ -196,19 +192,13 @@ class Matcher:
         self.calibration = calibration or Calibration.load()
         self._by_id = {e.id: e for e in self.entries}
         self._internal = [e.id for e in self.entries if INTERNAL_TAG in e.tags]
-        self._patterns = {e.id: [re2.compile(p, _RE2_OPTIONS) for p in e.patterns] for e in self.entries}
-        contexts = {e.id: dict(e.contexts) for e in self.entries}
-        self._contexts = {e.id: [re2.compile(contexts[e.id][p], _RE2_OPTIONS) if p in contexts[e.id] else None
-                                 for p in e.patterns] for e in self.entries}
         # Every entry's patterns, behind one literal prefilter: a block runs only the
         # patterns whose required text it holds, whatever the catalogue's size.
-        self._flat: list[tuple[str, object]] = [(e.id, p) for e in self.entries for p in self._patterns[e.id]]
-        self._flat_context = [c for e in self.entries for c in self._contexts[e.id]]
-        self._distinct_contexts = list({c.pattern: c for c in self._flat_context if c is not None}.values())
-        self._prefilter = Prefilter([p for e in self.entries for p in e.patterns])
+        self._patterns = PatternSet(self.entries)
         owners: list[str] = []
         docs: list[list[str]] = []
         self._types: dict[str, set[str]] = {e.id: set() for e in self.entries}
+        shared: set[int] = set()
         for e in self.entries:
             texts = [pattern_literal(p) for p in e.patterns] + list((observed or {}).get(e.id, ()))
             for t in dict.fromkeys(texts):  # de-duplicate, keep order
@@ -216,17 +206,24 @@ class Matcher:
                 if toks:
                     owners.append(e.id)
                     docs.append(toks)
-            for t in (observed or {}).get(e.id, ()):
-                raised = [b for b in extract(t, already_clean=True) if b.kind == "exception"]
+            for t in dict.fromkeys((observed or {}).get(e.id, ())):
+                blocks = extract(t, already_clean=True)
+                raised = [i for i, b in enumerate(blocks) if b.kind == "exception"]
                 if raised:
-                    self._types[e.id].add(exception_type(raised[-1].type))
-                # The type of an exception the entry's patterns name counts too: a wrapper
-                # raised around it (ONNX's exporter error around a ConversionError) is
-                # what the text ends with, but the named exception is where the evidence is.
-                for b in raised[:-1]:
-                    if self.pattern_hits(e.id, [b], t) is not None:
-                        self._types[e.id].add(exception_type(b.type))
-        self._shared = self._shared_patterns(observed or {})
+                    self._types[e.id].add(exception_type(blocks[raised[-1]].type))
+                for k, i, _ in self._patterns.naming(blocks, t):
+                    if self._patterns.owners[k] != e.id:
+                        # A pattern that also names a known text of another entry: wording
+                        # more than one cause produces, weaker evidence than a pattern only
+                        # its own entry's runs and reports are known to raise.
+                        shared.add(k)
+                    elif i in raised[:-1]:
+                        # The type of an exception the entry's patterns name counts too: a
+                        # wrapper raised around it (ONNX's exporter error around a
+                        # ConversionError) is what the text ends with, but the named
+                        # exception is where the evidence is.
+                        self._types[e.id].add(exception_type(blocks[i].type))
+        self._shared = frozenset(shared)
         for t in dict.fromkeys(unexplained):
             toks = text_tokens(t)
             if toks:
@@ -247,19 +244,6 @@ class Matcher:
         # its similarities depend on nothing else: remember the most recent ones.
         self._block_sims = functools.lru_cache(maxsize=SIM_CACHE)(self._sims_of)
 
-    def _shared_patterns(self, observed: dict[str, list[str]]) -> frozenset[int]:
-        """The patterns (indices into _flat) that also name a known text of another entry:
-        wording that more than one cause produces, weaker evidence than a pattern only its
-        own entry's runs and reports are known to raise."""
-        shared: set[int] = set()
-        for eid, texts in observed.items():
-            for t in dict.fromkeys(texts):
-                blocks = extract(t, already_clean=True)
-                for k, _ in self._hits_by_pattern(blocks, t, skip=shared):
-                    if self._flat[k][0] != eid:
-                        shared.add(k)
-        return frozenset(shared)
-
     def _sims_of(self, block_text: str) -> dict[str, float]:
         """Owner -> best cosine of one exception's text against the observed texts (read-only)."""
         return self._index.best(text_tokens(block_text))
@@ -268,42 +252,22 @@ class Matcher:
     def pattern_hits(self, entry_id: str, blocks: Sequence[ExceptionBlock], text: str | None = None) -> ExceptionBlock | None:
         """The first block one of the entry's patterns names. `text` is the whole text the
         blocks came from, where a pattern's context is looked for (default: the blocks)."""
-        whole = _Whole(blocks, text)
-        for block in blocks:
-            for p, context in zip(self._patterns[entry_id], self._contexts[entry_id]):
-                if p.search(block.text) and (context is None or whole.has(context)):
-                    return block
-        return None
+        return self._patterns.first_named(entry_id, blocks, text)
 
     def _hits(self, blocks: Sequence[ExceptionBlock], text: str | None):
         """Entry id -> index of the last block one of its patterns names; for each (entry,
         block) named, the length of the longest text its patterns matched there; and the
-        (entry, block) pairs named by a pattern that is not shared (_shared_patterns)."""
+        (entry, block) pairs named by a pattern that is not shared (see __init__)."""
         hits: dict[str, int] = {}
         spans: dict[tuple[str, int], int] = {}
         own: set[tuple[str, int]] = set()  # (entry, block) named by a pattern no other entry's text has
-        for k, (i, length) in self._hits_by_pattern(blocks, text):
-            owner = self._flat[k][0]
+        for k, i, length in self._patterns.naming(blocks, text):
+            owner = self._patterns.owners[k]
             hits[owner] = i
             spans[owner, i] = max(spans.get((owner, i), 0), length)
             if k not in self._shared:
                 own.add((owner, i))
         return hits, spans, own
-
-    def _hits_by_pattern(self, blocks: Sequence[ExceptionBlock], text: str | None,
-                         skip: set[int] | frozenset[int] = frozenset()):
-        """(pattern index into _flat, (block index, length of the text it matched)) for
-        each pattern that names a block, block by block; patterns in `skip` are not tried."""
-        whole = _Whole(blocks, text)
-        for i, block in enumerate(blocks):
-            raw = block.text.encode("utf-8")  # once per block: re2 would encode a str per pattern
-            for k in self._prefilter.candidates(raw):
-                if k in skip:
-                    continue
-                context = self._flat_context[k]
-                found = self._flat[k][1].search(raw)
-                if found and (context is None or whole.has(context)):
-                    yield k, (i, found.end() - found.start())
 
     def features(self, blocks: Sequence[ExceptionBlock], family: frozenset[str] = frozenset(),
                  internal: float = 0.0, text: str | None = None) -> dict[str, tuple[dict[str, float], ExceptionBlock]]:
@@ -416,7 +380,7 @@ class Matcher:
         to be read the same. A context found only inside an exception's message needs
         nothing more: the copy keeps the exceptions."""
         found = []
-        matched = [c for c in self._distinct_contexts if c.search(text) is not None]
+        matched = [c for c in self._patterns.contexts if c.search(text) is not None]
         lines = text.split("\n") if matched else []
         for context in matched:
             for prev, line in zip(lines, lines[1:]):
@@ -432,20 +396,6 @@ class Matcher:
         blocks = extract(text, already_clean=True)
         return SearchResult(self.rank_blocks(blocks, exporter_family(text), text_internal(text, blocks), text),
                             blocks, list(inp.notes))
-
-
-class _Whole:
-    """The text a pattern's context is looked for in, searched once per context expression."""
-
-    def __init__(self, blocks: Sequence[ExceptionBlock], text: str | None):
-        self._blocks, self._text, self._seen = blocks, text, {}
-
-    def has(self, context) -> bool:
-        if context.pattern not in self._seen:
-            if self._text is None:
-                self._text = "\n".join(b.text for b in self._blocks)
-            self._seen[context.pattern] = context.search(self._text) is not None
-        return self._seen[context.pattern]
 
 
 def text_internal(text: str, blocks: Sequence[ExceptionBlock]) -> float:
