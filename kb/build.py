@@ -503,10 +503,8 @@ def fold_patterns(refs: list[EntryRef], everything: dict[str, list[str]],
         return set().union(*(named[t] for t in texts))
 
     out = []
-    k = 0
     for ref in refs:
-        mine = range(k, k + len(ref.patterns))
-        k += len(ref.patterns)
+        mine = patterns.of(ref.id)
         in_kept, in_all = naming(kept.get(ref.id, [])), naming(everything.get(ref.id, []))
         keep = [p for p, j in zip(ref.patterns, mine) if j in in_kept or j not in in_all]
         if len(keep) != len(ref.patterns):

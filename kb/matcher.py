@@ -211,7 +211,10 @@ class Matcher:
                 raised = [i for i, b in enumerate(blocks) if b.kind == "exception"]
                 if raised:
                     self._types[e.id].add(exception_type(blocks[raised[-1]].type))
-                for k, i, _ in self._patterns.naming(blocks, t):
+                # A pattern found shared already needs no more tries, unless it is this
+                # entry's own (the types): with the catalogue a hundred times over, each
+                # text is named by a hundred copies of a pattern.
+                for k, i, _ in self._patterns.naming(blocks, t, skip=shared, keep=self._patterns.of(e.id)):
                     if self._patterns.owners[k] != e.id:
                         # A pattern that also names a known text of another entry: wording
                         # more than one cause produces, weaker evidence than a pattern only

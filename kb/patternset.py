@@ -32,7 +32,9 @@ class PatternSet:
         self._regex: list = []
         self._context: list = []
         sources: list[str] = []
+        self._ranges: dict[str, range] = {}
         for e in entries:
+            self._ranges[e.id] = range(len(self.owners), len(self.owners) + len(e.patterns))
             contexts = dict(e.contexts)
             for p in e.patterns:
                 self.owners.append(e.id)
@@ -46,16 +48,22 @@ class PatternSet:
     def __len__(self) -> int:
         return len(self.owners)
 
+    def of(self, owner: str) -> range:
+        """The numbers of `owner`'s patterns (an entry's patterns are numbered together)."""
+        return self._ranges.get(owner, range(0))
+
     def naming(self, blocks: Sequence[ExceptionBlock], text: str | None = None,
-               skip: set[int] | frozenset[int] = frozenset()) -> Iterator[tuple[int, int, int]]:
+               skip: set[int] | frozenset[int] = frozenset(),
+               keep: range = range(0)) -> Iterator[tuple[int, int, int]]:
         """(pattern k, block index, length of the text it matched) for each pattern that names
         a block, block by block. `text` is the whole text the blocks came from, where
-        contexts are looked for (default: the blocks joined); patterns in `skip` are not tried."""
+        contexts are looked for (default: the blocks joined); patterns in `skip` are not
+        tried unless they are in `keep`."""
         whole = _Whole(blocks, text)
         for i, block in enumerate(blocks):
             raw = block.text.encode("utf-8")  # once per block: re2 would encode a str per pattern
             for k in self._prefilter.candidates(raw):
-                if k in skip:
+                if k in skip and k not in keep:
                     continue
                 found = self._regex[k].search(raw)
                 if found and (self._context[k] is None or whole.has(self._context[k])):
