@@ -65,14 +65,29 @@ class PatternSet:
             for k in self._prefilter.candidates(raw):
                 if k in skip and k not in keep:
                     continue
-                found = self._regex[k].search(raw)
-                if found and (self._context[k] is None or whole.has(self._context[k])):
-                    yield k, i, found.end() - found.start()
+                length = self._match(k, raw, whole)
+                if length is not None:
+                    yield k, i, length
 
     def first_named(self, owner: str, blocks: Sequence[ExceptionBlock],
                     text: str | None = None) -> ExceptionBlock | None:
-        """The first block one of `owner`'s patterns names, or None."""
-        return next((blocks[i] for k, i, _ in self.naming(blocks, text) if self.owners[k] == owner), None)
+        """The first block one of `owner`'s patterns names, or None. Only `owner`'s patterns
+        are tried (the build asks this of every collected failure for its own entry)."""
+        mine = self.of(owner)
+        whole = _Whole(blocks, text)
+        for block in blocks:
+            raw = block.text.encode("utf-8")
+            if any(k in mine and self._match(k, raw, whole) is not None for k in self._prefilter.candidates(raw)):
+                return block
+        return None
+
+    def _match(self, k: int, raw: bytes, whole: _Whole) -> int | None:
+        """The length of the text pattern k matched in `raw`, when it names it (with its
+        context, looked for in `whole`); else None."""
+        found = self._regex[k].search(raw)
+        if found and (self._context[k] is None or whole.has(self._context[k])):
+            return found.end() - found.start()
+        return None
 
     def named(self, blocks: Sequence[ExceptionBlock], text: str | None = None) -> set[int]:
         """The patterns that name some block of the text."""
